@@ -1,0 +1,422 @@
+"""Stage 2: a `Document` becomes `Statement`s, each with the file line it stands on.
+
+markdown-it-py gives block tokens with line maps; this module walks them once, keeping
+the heading path (the section) and the series the page or heading is about, and turns
+tables, `key: value` lines, bullets, DocFX notes and includes into statements. Nothing
+here interprets values: that is the normalize stage's job.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from pipeline import knowledge
+from pipeline.names import parse_series
+from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
+
+_INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\s*\]", re.IGNORECASE)
+_NOTE_RE = re.compile(r"^\s*\[!(?P<kind>NOTE|TIP|IMPORTANT|CAUTION|WARNING)\]\s*", re.IGNORECASE)
+_KEY_VALUE_RE = re.compile(r"^\s*(?P<key>[^:\n]{1,80}?)\s*:\s+(?P<value>\S.*?)\s*$")
+_BR_RE = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
+_SUP_OPEN_RE = re.compile(r"^<sup>$", re.IGNORECASE)
+_SUP_CLOSE_RE = re.compile(r"^</sup>$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """A table cell as plain text; `parts` are the pieces between `<br>` tags."""
+
+    text: str
+    parts: tuple[str, ...]
+    footnotes: tuple[str, ...] = ()
+    lines: tuple[tuple[int, str], ...] = ()
+
+
+def markdown() -> MarkdownIt:
+    """The parser every stage shares: CommonMark plus GFM tables and strikethrough."""
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+
+_MD = markdown()
+
+
+def plain_parts(children: Sequence[Token] | None) -> Cell:
+    """Inline tokens as plain text: markup stripped, escapes undone, split at `<br>`.
+
+    `<sup>` content is set aside as footnotes so that `vCPU<sup>1</sup>` reads `vCPU`.
+    """
+    parts: list[str] = []
+    notes: list[str] = []
+    current: list[str] = []
+    lines: list[tuple[int, str]] = []
+    line: list[str] = []
+    offset = 0
+    in_sup = 0
+
+    def end_line() -> None:
+        text = re.sub(r"[ \t\u00a0]+", " ", "".join(line)).strip()
+        if text:
+            lines.append((offset, text))
+        line.clear()
+
+    for tok in children or ():
+        if tok.type == "html_inline":
+            tag = tok.content.strip()
+            if _BR_RE.match(tag):
+                parts.append("".join(current))
+                current = []
+                end_line()
+            elif _SUP_OPEN_RE.match(tag):
+                in_sup += 1
+                notes.append("")
+            elif _SUP_CLOSE_RE.match(tag):
+                in_sup = max(0, in_sup - 1)
+            continue
+        if tok.type in ("text", "code_inline"):
+            if in_sup:
+                notes[-1] += tok.content
+            else:
+                current.append(tok.content)
+                line.append(tok.content)
+        elif tok.type in ("softbreak", "hardbreak"):
+            current.append(" ")
+            end_line()
+            offset += 1
+        elif tok.type == "image":
+            current.append(tok.content)
+            line.append(tok.content)
+    parts.append("".join(current))
+    end_line()
+    cleaned = tuple(re.sub(r"[ \t\u00a0]+", " ", p).strip() for p in parts)
+    kept = tuple(p for p in cleaned if p)
+    return Cell(
+        text=" ".join(kept).strip(),
+        parts=kept,
+        footnotes=tuple(n.strip() for n in notes if n.strip()),
+        lines=tuple(lines),
+    )
+
+
+@dataclass
+class _Walker:
+    """State of one walk over a document's tokens."""
+
+    doc: Document
+    know: knowledge.Knowledge
+    page_context: str | None
+    statements: list[Statement] = field(default_factory=list)
+    includes: list[Include] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    headings: list[tuple[int, str, str | None]] = field(default_factory=list)
+    tables: int = 0
+
+    @property
+    def section(self) -> str:
+        return " > ".join(h[1] for h in self.headings)
+
+    @property
+    def context(self) -> str | None:
+        for _, _, series in reversed(self.headings):
+            if series:
+                return series
+        return self.page_context
+
+    def heading(self, level: int, text: str) -> None:
+        while self.headings and self.headings[-1][0] >= level:
+            self.headings.pop()
+        series = parse_series(text)
+        self.headings.append((level, text, series.written if series else None))
+
+    def add(self, line: int, method: str, key: str, raw: str, parts: tuple[str, ...] = (), **kw: object) -> None:
+        self.statements.append(
+            Statement(
+                document=self.doc.path,
+                line=line,
+                section=self.section,
+                method=method,
+                key=key,
+                raw_text=raw,
+                parts=parts or ((raw,) if raw else ()),
+                context=self.context,
+                **kw,  # type: ignore[arg-type]
+            )
+        )
+
+
+def extract(doc: Document, know: knowledge.Knowledge | None = None, sources_root: str = "") -> Extraction:
+    """All statements of one document; never raises on odd markdown."""
+    know = know or knowledge.load()
+    lines = doc.text.split("\n")
+    body = "\n" * doc.front_matter_lines + "\n".join(lines[doc.front_matter_lines :])
+    tokens = _MD.parse(body)
+    title_series = parse_series(doc.metadata.title) if doc.metadata.title else None
+    h1 = next((tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h1"), None)
+    h1_series = parse_series(plain_parts(_children_of(tokens, h1)).text) if h1 else None
+    page = title_series or h1_series
+    w = _Walker(doc=doc, know=know, page_context=page.written if page else None)
+    _walk(w, tokens)
+    subject = page.written if page else None
+    return Extraction(
+        document=doc,
+        subject=subject,
+        statements=tuple(w.statements),
+        includes=tuple(w.includes),
+        diagnostics=tuple(w.diagnostics),
+    )
+
+
+def _children_of(tokens: list[Token], content: str | None) -> list[Token]:
+    for t in tokens:
+        if t.type == "inline" and t.content == content:
+            return list(t.children or [])
+    return []
+
+
+def _walk(w: _Walker, tokens: list[Token]) -> None:
+    i = 0
+    quote_depth = 0
+    list_depth = 0
+    note_kind: list[str | None] = []
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            inline = tokens[i + 1]
+            w.heading(int(tok.tag[1:]), plain_parts(inline.children).text)
+            i += 3
+            continue
+        if tok.type == "table_open":
+            end = _matching_close(tokens, i, "table_open", "table_close")
+            _table(w, tokens[i : end + 1])
+            i = end + 1
+            continue
+        if tok.type == "blockquote_open":
+            quote_depth += 1
+            note_kind.append(None)
+        elif tok.type == "blockquote_close":
+            quote_depth = max(0, quote_depth - 1)
+            if note_kind:
+                note_kind.pop()
+        elif tok.type in ("bullet_list_open", "ordered_list_open"):
+            list_depth += 1
+        elif tok.type in ("bullet_list_close", "ordered_list_close"):
+            list_depth = max(0, list_depth - 1)
+        elif tok.type == "inline" and tok.map is not None:
+            first_line = tok.map[0] + 1
+            _includes(w, tok, first_line)
+            cell = plain_parts(tok.children)
+            if quote_depth:
+                m = _NOTE_RE.match(cell.text)
+                if m and note_kind and note_kind[-1] is None:
+                    note_kind[-1] = m.group("kind").upper()
+                method = "note"
+            else:
+                method = "bullet" if list_depth else "paragraph"
+            _paragraph(w, cell, first_line, method, note_kind[-1] if note_kind else None)
+        i += 1
+
+
+def _matching_close(tokens: list[Token], start: int, open_type: str, close_type: str) -> int:
+    depth = 0
+    for j in range(start, len(tokens)):
+        if tokens[j].type == open_type:
+            depth += 1
+        elif tokens[j].type == close_type:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(tokens) - 1
+
+
+def _includes(w: _Walker, tok: Token, first_line: int) -> None:
+    for m in _INCLUDE_RE.finditer(tok.content):
+        line = first_line + tok.content[: m.start()].count("\n")
+        target = m.group("path").strip()
+        resolved, problem = resolve_include(w.doc.path, target)
+        if problem:
+            w.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    "include-outside-sources",
+                    w.doc.path,
+                    line,
+                    f"[!INCLUDE] target {target!r} {problem}; not read",
+                )
+            )
+        w.includes.append(Include(document=w.doc.path, line=line, target=target, resolved=resolved, context=w.context))
+
+
+def resolve_include(document: str, target: str) -> tuple[str | None, str | None]:
+    """The sources-relative path an include names, or why it is refused.
+
+    Resolution is purely textual, relative to the including file, so that a target can
+    never escape the sources folder by `..`, an absolute path or a URL.
+    """
+    if not target:
+        return None, "is empty"
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith(("/", "\\", "~")):
+        return None, "is an absolute path or URL outside the sources folder"
+    clean = target.split("#", 1)[0].split("?", 1)[0].replace("\\", "/")
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(document), clean))
+    if joined == ".." or joined.startswith("../") or joined.startswith("/"):
+        return None, "points outside the sources folder"
+    return joined, None
+
+
+def _paragraph(w: _Walker, cell: Cell, first_line: int, method: str, note_kind: str | None) -> None:
+    """Each line of a block: a `key: value` statement where it has that shape, and always
+    the line itself as running text (notes, bullets, paragraphs) for the phrase rules."""
+    if _INCLUDE_RE.search(cell.text) and len(cell.lines) <= 1:
+        return
+    for k, (offset, line_text) in enumerate(cell.lines):
+        if _INCLUDE_RE.search(line_text):
+            continue
+        if k == 0 and note_kind:
+            line_text = _NOTE_RE.sub("", line_text, count=1)
+            if not line_text:
+                continue
+        m = _KEY_VALUE_RE.match(line_text)
+        if m and not re.search(r"https?$|\bhttps?://", m.group("key")) and len(m.group("key").split()) <= 8:
+            value = m.group("value")
+            w.add(
+                first_line + offset,
+                "key_value",
+                m.group("key"),
+                value,
+                parts=tuple(p.strip() for p in value.split(",") if p.strip()),
+            )
+        w.add(first_line + offset, "note" if method == "note" else method, note_kind or "", line_text)
+
+
+def _table(w: _Walker, tokens: list[Token]) -> None:
+    """One GFM table: a size table, a Part | Quantity | Specs table or a feature table."""
+    w.tables += 1
+    index = w.tables
+    header: list[Cell] = []
+    rows: list[tuple[int, list[Cell]]] = []
+    in_head = False
+    row: list[Cell] = []
+    row_line = 0
+    for tok in tokens:
+        if tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            row = []
+            row_line = (tok.map[0] + 1) if tok.map else 0
+        elif tok.type == "inline":
+            row.append(plain_parts(tok.children))
+        elif tok.type == "tr_close":
+            if in_head:
+                header = row
+            else:
+                rows.append((row_line, row))
+    labels = [c.parts[0] if c.parts else "" for c in header]
+    norm = [normalize_label(lbl) for lbl in labels]
+    know = w.know
+    table_line = rows[0][0] - 2 if rows else 0
+    if len(norm) >= 3 and know.part_table["part"].search(norm[0]) and know.part_table["quantity"].search(norm[1]):
+        for r, (line, cells) in enumerate(rows, start=1):
+            if not cells or not cells[0].text:
+                continue
+            for c in range(1, len(cells)):
+                if cells[c].text:
+                    w.add(
+                        line,
+                        "part_table",
+                        cells[0].text,
+                        cells[c].text,
+                        cells[c].parts,
+                        table_index=index,
+                        row_index=r,
+                        column=labels[c],
+                    )
+        return
+    if len(norm) == 2 and know.feature_table["key"].search(norm[0]) and know.feature_table["value"].search(norm[1]):
+        for r, (line, cells) in enumerate(rows, start=1):
+            if len(cells) == 2 and cells[0].text and cells[1].text:
+                w.add(
+                    line,
+                    "feature_table",
+                    cells[0].text,
+                    cells[1].text,
+                    cells[1].parts,
+                    table_index=index,
+                    row_index=r,
+                    column=labels[1],
+                )
+        return
+    subject_col = next(
+        (k for k, n in enumerate(norm) if (rule := know.column_rule(n)) and rule.role == "subject"), None
+    )
+    if subject_col is None:
+        w.diagnostics.append(
+            Diagnostic(
+                "info",
+                "table-not-recognised",
+                w.doc.path,
+                max(table_line, 1),
+                f"table {index} has no size column (headers: {', '.join(labels)[:120]}); skipped",
+            )
+        )
+        return
+    for r, (line, cells) in enumerate(rows, start=1):
+        if subject_col >= len(cells) or not cells[subject_col].text:
+            continue
+        subject = cells[subject_col].text
+        for c, cell in enumerate(cells):
+            if c == subject_col or c >= len(labels) or not cell.text:
+                continue
+            w.add(
+                line,
+                "table",
+                labels[c],
+                cell.text,
+                cell.parts,
+                subject=subject,
+                table_index=index,
+                row_index=r,
+                column=header[c].text,
+            )
+
+
+def normalize_label(label: str) -> str:
+    """A header or key folded for matching: lowercase, units and punctuation removed."""
+    know = knowledge.load()
+    s = re.sub(r"<[^>]+>", " ", label)
+    s = re.sub(r"\(([^)]*)\)", lambda m: " " if _is_unit_text(m.group(1), know) else f" {m.group(1)} ", s)
+    s = re.sub(r":\s*[^:]*$", lambda m: " " if _is_unit_text(m.group(0)[1:], know) else m.group(0), s)
+    words = s.split()
+    while words and _is_trailing_unit(words[-1], know):
+        words.pop()
+    s = " ".join(words).lower()
+    s = re.sub(r"[^a-z0-9]+", " ", s)
+    s = re.sub(r"\bqty\b", "qty", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def _is_unit_text(text: str, know: knowledge.Knowledge) -> bool:
+    pieces = [p.strip() for p in re.split(r"[/,]", text) if p.strip()]
+    return bool(pieces) and all(know.unit(p) is not None or p.lower() in ("qty.", "qty") for p in pieces)
+
+
+def _is_trailing_unit(word: str, know: knowledge.Knowledge) -> bool:
+    unit = know.unit(word)
+    return unit is not None and unit.dimension in ("information", "bit_rate", "byte_rate")
+
+
+def header_unit(label: str) -> list[str | None]:
+    """The unit written in a header, one per '/'-separated segment (`IOPS / MBps`)."""
+    know = knowledge.load()
+    units: list[str | None] = []
+    for segment in re.split(r"\s/\s|/(?=\s*[A-Za-z])", label):
+        found = [m.group(1) for m in know.unit_re.finditer(segment)]
+        symbols = [know.unit_aliases.get(f) for f in found]
+        units.append(next((s for s in reversed(symbols) if s), None))
+    return units

@@ -1,0 +1,245 @@
+"""Typed access to the tables of knowledge in `pipeline/knowledge/*.toml`.
+
+The tables are data so that a maintainer can teach the pipeline a new header, unit or GPU
+without touching logic; this module only loads and indexes them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+NUMBER_RE = r"(?:\d{1,3}(?:[,\u202f\u00a0 ]\d{2,3})+|\d+)(?:\.\d+)?|\.\d+"
+"""A number as documents print it: 80000, 80,000, 2,00,000, 1.8, .5 (no sign)."""
+
+WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "sixteen": 16,
+    "eighteen": 18,
+    "thirty-two": 32,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    name: str
+    kind: str
+    description: str
+    dimension: str | None = None
+    unit: str | None = None
+    jedec: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    symbol: str
+    dimension: str
+    factor: float
+    twin: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnRule:
+    pattern: re.Pattern[str]
+    role: str
+    attributes: tuple[str, ...]
+    parser: str
+    default: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRule:
+    pattern: re.Pattern[str]
+    attributes: tuple[str, ...]
+    parser: str
+
+
+@dataclass(frozen=True, slots=True)
+class PartRule:
+    pattern: re.Pattern[str]
+    units: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class GpuModel:
+    name: str
+    vendor: str
+    aliases: tuple[str, ...]
+    memory_gib: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    attribute: str
+    pattern: re.Pattern[str]
+    value: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    attributes: Mapping[str, Attribute]
+    units: Mapping[str, Unit]
+    unit_aliases: Mapping[str, str]
+    canonical_units: Mapping[str, str]
+    count_words: Mapping[str, str]
+    columns: tuple[ColumnRule, ...]
+    keys: tuple[KeyRule, ...]
+    feature_table: Mapping[str, re.Pattern[str]]
+    part_table: Mapping[str, re.Pattern[str]]
+    parts: tuple[PartRule, ...]
+    gpus: tuple[GpuModel, ...]
+    phrases: tuple[Phrase, ...]
+    unit_re: re.Pattern[str]
+    gpu_re: re.Pattern[str]
+
+    def unit(self, written: str) -> Unit | None:
+        """The unit a spelling stands for (`Gb/s` -> Gbps), or None."""
+        symbol = self.unit_aliases.get(written) or self.unit_aliases.get(written.lower())
+        return self.units.get(symbol) if symbol else None
+
+    def column_rule(self, label: str) -> ColumnRule | None:
+        return next((c for c in self.columns if c.pattern.search(label)), None)
+
+    def key_rule(self, label: str) -> KeyRule | None:
+        return next((k for k in self.keys if k.pattern.search(label)), None)
+
+    def part_rule(self, label: str) -> PartRule | None:
+        return next((p for p in self.parts if p.pattern.search(label)), None)
+
+    def gpu(self, name: str) -> GpuModel | None:
+        return next((g for g in self.gpus if g.name == name), None)
+
+    def find_gpus(self, text: str) -> list[GpuModel]:
+        """GPU models named in `text`, in order of appearance, without repeats."""
+        found: list[GpuModel] = []
+        for match in self.gpu_re.finditer(text):
+            alias = match.group(0).lower()
+            model = next(g for g in self.gpus if alias in (a.lower() for a in g.aliases))
+            if model not in found:
+                found.append(model)
+        return found
+
+    def all_gpu_memory_sizes(self) -> frozenset[float]:
+        return frozenset(m for g in self.gpus for m in g.memory_gib)
+
+
+def _table(name: str) -> dict[str, Any]:
+    text = resources.files("pipeline").joinpath("knowledge").joinpath(name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+@functools.cache
+def load() -> Knowledge:
+    """Load every table once per process."""
+    attrs = {
+        name: Attribute(
+            name=name,
+            kind=a["kind"],
+            description=a["description"],
+            dimension=a.get("dimension"),
+            unit=a.get("unit"),
+            jedec=bool(a.get("jedec")),
+        )
+        for name, a in _table("attributes.toml")["attribute"].items()
+    }
+    units_doc = _table("units.toml")
+    units: dict[str, Unit] = {}
+    canonical: dict[str, str] = {}
+    for dim, spec in units_doc["dimension"].items():
+        canonical[dim] = spec["canonical"]
+        for symbol, u in spec["units"].items():
+            units[symbol] = Unit(symbol=symbol, dimension=dim, factor=float(u["factor"]), twin=u.get("twin"))
+    aliases: dict[str, str] = {}
+    for symbol, spellings in units_doc["alias"].items():
+        for s in spellings:
+            aliases[s] = symbol
+            if len(s) > 4:  # whole words (gigabit) are matched regardless of case
+                aliases[s.lower()] = symbol
+    count_words = {w: kind for kind, words in units_doc["count_words"].items() for w in words}
+    spellings = sorted(set(aliases) | set(count_words), key=len, reverse=True)
+    unit_re = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(s) for s in spellings) + r")(?![A-Za-z])")
+
+    headers = _table("headers.toml")
+    columns = tuple(
+        ColumnRule(
+            pattern=_compile(c["match"]),
+            role=c.get("role", "value"),
+            attributes=tuple(c.get("attributes", ())),
+            parser=c.get("parser", "text"),
+            default=c.get("default"),
+        )
+        for c in headers["column"]
+    )
+    keys = tuple(
+        KeyRule(pattern=_compile(k["match"]), attributes=tuple(k["attributes"]), parser=k["parser"])
+        for k in headers["key"]
+    )
+    parts = tuple(PartRule(pattern=_compile(p["match"]), units=dict(p["units"])) for p in headers["part"])
+    gpus = tuple(
+        GpuModel(
+            name=name,
+            vendor=g["vendor"],
+            aliases=tuple(g["aliases"]),
+            memory_gib=tuple(float(m) for m in g["memory_gib"]),
+        )
+        for name, g in _table("gpus.toml")["gpu"].items()
+    )
+    gpu_aliases = sorted({a for g in gpus for a in g.aliases}, key=len, reverse=True)
+    gpu_re = re.compile(
+        r"(?<![A-Za-z0-9])(" + "|".join(re.escape(a) for a in gpu_aliases) + r")(?![A-Za-z0-9])", re.IGNORECASE
+    )
+    phrases = tuple(
+        Phrase(
+            attribute=p["attribute"],
+            value=p.get("value"),
+            pattern=_compile(p["pattern"].replace("{SIZE}", SIZE_IN_TEXT).replace("{NUM}", NUM_IN_TEXT)),
+        )
+        for p in _table("phrases.toml")["phrase"]
+    )
+    named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
+    named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
+    unknown = sorted(set(named) - set(attrs))
+    if unknown:
+        raise ValueError(f"knowledge tables name attributes missing from attributes.toml: {unknown}")
+    return Knowledge(
+        attributes=attrs,
+        units=units,
+        unit_aliases=aliases,
+        canonical_units=canonical,
+        count_words=count_words,
+        columns=columns,
+        keys=keys,
+        feature_table={k: _compile(v) for k, v in headers["feature_table"].items()},
+        part_table={k: _compile(v) for k, v in headers["part_table"].items()},
+        parts=parts,
+        gpus=gpus,
+        phrases=phrases,
+        unit_re=unit_re,
+        gpu_re=gpu_re,
+    )
+
+
+SIZE_IN_TEXT = r"(?:Standard_)?[A-Z]{1,3}\d+(?:-\d+)?[a-z]+(?:[A-Z]\d+[a-z]*)?(?:_[A-Za-z0-9]+)*"
+"""A size name inside running text; lowercase feature letters are required so that GPU
+model names (A100) are not taken for sizes."""
+
+NUM_IN_TEXT = "(?:" + NUMBER_RE + "|" + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True)) + ")"

@@ -1,0 +1,195 @@
+"""Azure VM naming: size names and series names, as documents write them.
+
+A size name encodes facts (`Standard_ND96asr_v4`: ND family, 96 vCPUs, a = AMD,
+s = premium storage, r = RDMA, version 4); this module parses it once so that every other
+stage agrees on what one size is, however it was spelled (`ND40rs\\_v2`, `standard_nd40rs_v2`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SIZE_RE = re.compile(
+    r"""^(?:(?P<tier>standard|basic)_)?
+        (?P<family>[A-Z]{1,3})
+        (?P<vcpus>\d{1,4})
+        (?:-(?P<constrained>\d{1,4}))?
+        (?P<features>[a-z]*(?:[A-Z]\d+)?[a-z]*)
+        (?P<accelerator>(?:_(?!v\d+$)[A-Za-z][A-Za-z0-9]*)*)
+        (?:_(?P<version>v\d+))?$""",
+    re.VERBOSE,
+)
+
+FEATURE_LETTERS = {
+    "a": "AMD processor",
+    "b": "block storage performance",
+    "c": "confidential",
+    "d": "local temp disk",
+    "i": "isolated size",
+    "l": "low memory",
+    "m": "memory intensive",
+    "p": "ARM processor",
+    "r": "RDMA capable",
+    "s": "premium storage capable",
+    "t": "tiny memory",
+    "e": "encrypted",
+}
+"""The lowercase additive features of the Azure naming convention."""
+
+
+@dataclass(frozen=True, slots=True)
+class SizeName:
+    """A parsed size name; `canonical` is the one spelling every stage uses."""
+
+    canonical: str
+    family: str
+    vcpus: int
+    constrained_vcpus: int | None
+    features: str
+    accelerator: str | None
+    version: str | None
+
+    @property
+    def key(self) -> str:
+        return self.canonical.lower()
+
+
+def clean_name(text: str) -> str:
+    """Strip what documents wrap around a name: escapes, footnote marks, code ticks, spaces."""
+    s = re.sub(r"<sup>.*?</sup>", "", text, flags=re.IGNORECASE)
+    s = s.replace("\\_", "_").replace("\\", "")
+    s = s.strip().strip("`*†‡§¹²³⁴⁵ ").strip()
+    s = re.sub(r"\s*\[\d+\]$", "", s)
+    return s
+
+
+def parse_size(text: str) -> SizeName | None:
+    """The size a cell or word names, or None when it does not follow the convention."""
+    s = clean_name(text)
+    if not s or len(s) > 60 or " " in s:
+        return None
+    lower = s.lower()
+    if lower.startswith(("standard_", "basic_")):
+        tier, rest = s.split("_", 1)
+        tier = tier.capitalize()
+    else:
+        tier, rest = "Standard", s
+    rest = _recase(rest)
+    m = _SIZE_RE.match(rest)
+    if not m:
+        return None
+    accel = m.group("accelerator").strip("_") or None
+    version = m.group("version")
+    canonical = f"{tier}_{rest}"
+    return SizeName(
+        canonical=canonical,
+        family=m.group("family"),
+        vcpus=int(m.group("vcpus")),
+        constrained_vcpus=int(m.group("constrained")) if m.group("constrained") else None,
+        features=m.group("features"),
+        accelerator=accel,
+        version=version,
+    )
+
+
+def _recase(rest: str) -> str:
+    """Give a name written all in one case the convention's casing (ND40rs_v2)."""
+    if not (rest.islower() or rest.isupper()):
+        return rest
+    parts = rest.split("_")
+    head = re.match(r"^([A-Za-z]{1,3}?)(\d+(?:-\d+)?)([A-Za-z]*)$", parts[0])
+    if not head:
+        return rest
+    out = [head.group(1).upper() + head.group(2) + head.group(3).lower()]
+    for i, p in enumerate(parts[1:], start=2):
+        out.append(p.lower() if i == len(parts) and re.fullmatch(r"[vV]\d{1,2}", p) else p.upper())
+    return "_".join(out)
+
+
+def feature_meanings(size: SizeName) -> list[tuple[str, str]]:
+    """(letter, meaning) for each lowercase feature letter of the name."""
+    return [(c, FEATURE_LETTERS[c]) for c in size.features if c in FEATURE_LETTERS]
+
+
+# ------------------------------------------------------------------------ series names
+
+_ANCHORS = re.compile(r"^(series|sizes?|virtual|vms?)$", re.IGNORECASE)
+_STOP = {
+    "azure",
+    "microsoft",
+    "updated",
+    "overview",
+    "of",
+    "the",
+    "your",
+    "migrate",
+    "new",
+    "about",
+    "and",
+    "for",
+    "vm",
+    "gpu",
+    "cpu",
+    "ai",
+    "hpc",
+}
+_FAMILY_TOKEN = re.compile(r"^[A-Z]{1,3}[a-z]{0,5}\d*(?:_?[A-Z]+\d+[A-Za-z]*)*(?:_?v\d+)?$")
+_ACCEL_TOKEN = re.compile(r"^(?:[A-Z]{1,3}\d{2,4}[A-Z]{0,2}|[vV]\d{1,2})$")
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesName:
+    """A series as a title or heading names it; `key` is spelling-independent."""
+
+    written: str
+    key: str
+
+
+def series_key(name: str) -> str:
+    key = re.sub(r"[\s_\-]+", "", name).lower()
+    key = re.sub(r"series$", "", key)
+    if not re.search(r"(?<!\d)v\d{1,2}$", name.strip()):
+        key += "v1"
+    return key
+
+
+def parse_series(text: str) -> SeriesName | None:
+    """The series a title or heading is about (`Updated NDv2-series` -> NDv2), or None.
+
+    Family pages (`ND family`) name several series and so are about none.
+    """
+    s = re.sub(r"[\[\]()'\"`*:|,!?]", " ", text)
+    s = re.sub(r"-(series|sizes?)\b", r" \1", s, flags=re.IGNORECASE)
+    s = re.sub(r"-(v\d+)\b", r" \1", s)
+    tokens = s.split()
+    if any(t.lower() in ("family", "sub-family", "subfamily") for t in tokens):
+        return None
+    for i, tok in enumerate(tokens):
+        if not _ANCHORS.match(tok):
+            continue
+        if tok.lower() == "virtual" and (i + 1 >= len(tokens) or not tokens[i + 1].lower().startswith("machine")):
+            continue
+        if tok.lower() == "virtual" and tokens[i + 1].lower() != "machines":
+            continue
+        j = i
+        name: list[str] = []
+        while j > 0:
+            cand = tokens[j - 1]
+            if cand.lower() in _STOP:
+                break
+            if cand.lower() in ("size", "sizes"):
+                j -= 1
+                continue
+            if (_FAMILY_TOKEN.match(cand) and re.match(r"^(?:[A-Z]{2}|[A-Z]$|.*\d)", cand)) or _ACCEL_TOKEN.match(cand):
+                name.insert(0, cand)
+                j -= 1
+                continue
+            break
+        if not name or not re.match(r"^[A-Z]{1,3}", name[0]) or _ACCEL_TOKEN.match(name[0]):
+            continue
+        if tok.lower() == "series" and i + 1 < len(tokens) and re.fullmatch(r"[vV]\d+", tokens[i + 1]):
+            name.append(tokens[i + 1].lower())
+        written = " ".join(name)
+        return SeriesName(written=written, key=series_key(written))
+    return None

@@ -1,0 +1,149 @@
+"""The typed records that flow between stages.
+
+Every stage takes and returns these frozen dataclasses, never loose dicts, so that a
+reader can see at a glance what a stage promises to the next one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Literal
+
+Severity = Literal["error", "warning", "info"]
+EntityKind = Literal["size", "series"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem found in the input, shown to the user rather than raised."""
+
+    severity: Severity
+    code: str
+    document: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.document}:{self.line}" if self.line is not None else self.document
+        return f"{where}: {self.severity}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Metadata:
+    """What a document's front-matter says about the document itself."""
+
+    title: str | None = None
+    author: str | None = None
+    date: dt.date | None = None
+    date_field: str | None = None
+    service: str | None = None
+    canonical_url: str | None = None
+    tags: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One file under the sources folder, decoded and repaired.
+
+    `text` keeps the file's own line numbering (front-matter included) so that every
+    later line number is a line number of the file.
+    """
+
+    path: str
+    sha256: str
+    encoding: str
+    text: str
+    front_matter_lines: int
+    metadata: Metadata
+    has_front_matter: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One thing a document states, as written, with where it stands.
+
+    `subject` is the entity named on the same row or line (a size name as written);
+    `context` is the series the surrounding page or heading is about.
+    """
+
+    document: str
+    line: int
+    section: str
+    method: str
+    key: str
+    raw_text: str
+    parts: tuple[str, ...] = ()
+    subject: str | None = None
+    context: str | None = None
+    table_index: int | None = None
+    row_index: int | None = None
+    column: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Include:
+    """A DocFX `[!INCLUDE]` directive and the file it names, when that file is allowed."""
+
+    document: str
+    line: int
+    target: str
+    resolved: str | None
+    context: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """Everything the extract stage found in one document."""
+
+    document: Document
+    subject: str | None
+    statements: tuple[Statement, ...]
+    includes: tuple[Include, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A normalized statement about one attribute of one entity, with its provenance."""
+
+    claim_id: str
+    document: str
+    line: int
+    section: str
+    table_index: int | None
+    row_index: int | None
+    column: str | None
+    raw_text: str
+    method: str
+    entity: str
+    entity_kind: EntityKind
+    attribute: str
+    value: str
+    value_number: float | None = None
+    value_text: str | None = None
+    value_bool: bool | None = None
+    range_min: float | None = None
+    range_max: float | None = None
+    unit: str | None = None
+    unit_as_written: str | None = None
+    interpretation: str | None = None
+
+    @property
+    def is_range(self) -> bool:
+        return self.range_min is not None and self.range_max is not None and self.range_min != self.range_max
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What a build produced, for the CLI summary and for tests."""
+
+    documents: tuple[Document, ...]
+    claims: tuple[Claim, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    tables: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity == "error")

@@ -1,0 +1,138 @@
+"""The output contract: every table, every column, its type, unit and meaning.
+
+Analysts and CI rely on these names; the write stage builds explicit pyarrow schemas from
+them and the data dictionary is generated from the same place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline import knowledge
+
+SCHEMA_VERSION = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    type: str  # string | int | float | bool | date
+    description: str
+    unit: str | None = None
+
+
+def _c(name: str, type_: str, description: str, unit: str | None = None) -> Column:
+    return Column(name, type_, description, unit)
+
+
+DOCUMENTS = (
+    _c("document", "string", "Path of the document below the sources folder (POSIX separators)."),
+    _c("sha256", "string", "SHA-256 of the file's bytes."),
+    _c("encoding", "string", "Encoding the bytes were decoded with."),
+    _c("title", "string", "Title from the front-matter."),
+    _c("author", "string", "Author from the front-matter (author or ms.author)."),
+    _c("as_of", "date", "Date the document states for itself (ms.date or date)."),
+    _c("date_field", "string", "Front-matter key the date came from."),
+    _c("service", "string", "Service the page belongs to (ms.service) or the feed that carried it."),
+    _c("canonical_url", "string", "Canonical URL given by the document."),
+    _c("tags", "string", "Front-matter tags, joined with '; '."),
+    _c("family", "string", "Source family recognised from the document's own evidence."),
+    _c("kind", "string", "Authority tier: official_spec, vendor_blog or third_party."),
+    _c("subject", "string", "Series the document is about, as written in its title or first heading."),
+    _c("lines", "int", "Number of lines in the file.", "line"),
+    _c("claims", "int", "Number of claims taken from the document.", "claim"),
+)
+
+CLAIMS = (
+    _c("claim_id", "string", "Stable identifier of the claim (hash of its provenance and value)."),
+    _c("document", "string", "Document the claim comes from."),
+    _c("line", "int", "Line of the file (1-based, front-matter counted) the statement stands on.", "line"),
+    _c("section", "string", "Heading path above the statement, joined with ' > '."),
+    _c("table_index", "int", "1-based index of the table in the document, when from a table."),
+    _c("row_index", "int", "1-based body row of the table, when from a table."),
+    _c("column", "string", "Column header as written, when from a table."),
+    _c("raw_text", "string", "The text the value was read from, as written (after encoding repair)."),
+    _c(
+        "method",
+        "string",
+        "How the claim was extracted: table, part_table, key_value, feature_table, note, "
+        "paragraph, bullet, derived (computed from another value of the same cell or row).",
+    ),
+    _c("entity", "string", "Canonical size name (Standard_ND40rs_v2) or series name (NDv2)."),
+    _c("entity_kind", "string", "size or series."),
+    _c("attribute", "string", "Attribute the claim is about (see attributes in SCHEMA.md)."),
+    _c("value", "string", "The normalized value as text (numbers in the attribute's unit; ranges as low-high)."),
+    _c("value_number", "float", "Numeric value in the attribute's canonical unit."),
+    _c("value_text", "string", "Text value (models, names, lists)."),
+    _c("value_bool", "bool", "Flag value (feature supported)."),
+    _c("range_min", "float", "Low end of a stated range (equals value_number for single values)."),
+    _c("range_max", "float", "High end of a stated range (equals value_number for single values)."),
+    _c("unit", "string", "Canonical unit of value_number."),
+    _c("unit_as_written", "string", "Unit as the document printed it."),
+    _c("interpretation", "string", "How an ambiguous statement was read, and why."),
+)
+
+DIAGNOSTICS = (
+    _c("severity", "string", "error, warning or info."),
+    _c("code", "string", "Stable code of the problem kind."),
+    _c("document", "string", "Document the problem was found in."),
+    _c("line", "int", "File line of the problem, when known.", "line"),
+    _c("message", "string", "What is wrong, for a person."),
+)
+
+
+def _vm_size_columns() -> tuple[Column, ...]:
+    know = knowledge.load()
+    cols = [
+        _c("size", "string", "Canonical size name (Standard_...)."),
+        _c("series", "string", "Series the size belongs to (canonical name)."),
+    ]
+    ints = {"vcpus", "max_data_disks", "uncached_disk_iops", "max_nics", "temp_disk_count", "nvme_disk_count"}
+    for name in VM_SIZE_ATTRIBUTES:
+        attr = know.attributes[name]
+        if attr.kind == "number":
+            type_ = "int" if name in ints else "float"
+        elif attr.kind == "flag":
+            type_ = "bool"
+        else:
+            type_ = "string"
+        cols.append(_c(name, type_, attr.description, attr.unit))
+    cols.extend(
+        [
+            _c("documents", "int", "Number of documents with at least one claim about the size.", "document"),
+            _c("value_basis", "string", "How each value in the row was chosen."),
+        ]
+    )
+    return tuple(cols)
+
+
+VM_SIZE_ATTRIBUTES = (
+    "vcpus",
+    "memory_gib",
+    "gpu_count",
+    "gpu_model",
+    "gpu_memory_gib",
+    "gpu_memory_total_gib",
+    "temp_storage_gib",
+    "max_data_disks",
+    "uncached_disk_iops",
+    "uncached_disk_mbps",
+    "max_nics",
+    "network_bandwidth_mbps",
+    "temp_disk_count",
+    "nvme_disk_count",
+    "nvme_disk_size_gib",
+    "cpu_model",
+    "interconnect",
+    "lifecycle",
+)
+
+
+def tables() -> dict[str, tuple[Column, ...]]:
+    """Every output table and its columns, in output order."""
+    return {
+        "documents": DOCUMENTS,
+        "claims": CLAIMS,
+        "vm_sizes": _vm_size_columns(),
+        "diagnostics": DIAGNOSTICS,
+    }

@@ -1,0 +1,164 @@
+"""Stage 5: typed tables written as Parquet and CSV, atomically.
+
+A build writes into a new folder beside `output/` and swaps it in only when every table
+is written, so an interrupted build never leaves a half-written `output/`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import datetime as dt
+import errno
+import fcntl
+import json
+import os
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.schema import SCHEMA_VERSION, Column
+
+_ARROW = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "date": pa.date32()}
+_PANDAS = {"string": "string", "int": "Int64", "float": "Float64", "bool": "boolean", "date": "object"}
+
+
+class OutputLocked(RuntimeError):
+    """Another build holds the output folder's lock."""
+
+
+def arrow_schema(columns: Sequence[Column], table: str) -> pa.Schema:
+    """Explicit types, with each column's unit and meaning in its field metadata."""
+    fields = []
+    for c in columns:
+        meta = {"description": c.description}
+        if c.unit:
+            meta["unit"] = c.unit
+        fields.append(pa.field(c.name, _ARROW[c.type], nullable=True, metadata=meta))
+    return pa.schema(fields, metadata={"table": table, "schema_version": SCHEMA_VERSION})
+
+
+def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> pd.DataFrame:
+    """Rows as a DataFrame with nullable dtypes (Int64, boolean, string), in column order."""
+    data: dict[str, Any] = {}
+    for c in columns:
+        values = [r.get(c.name) for r in rows]
+        if c.type == "date":
+            data[c.name] = pd.Series(values, dtype="object")
+        else:
+            data[c.name] = pd.Series(values, dtype=_PANDAS[c.type])
+    return pd.DataFrame(data, columns=[c.name for c in columns])
+
+
+def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path) -> None:
+    schema = arrow_schema(columns, name)
+    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **(schema.metadata or {})})
+    pq.write_table(table, folder / f"{name}.parquet", compression="zstd")
+    csv = df.copy()
+    for c in columns:
+        if c.type == "date":
+            csv[c.name] = csv[c.name].map(lambda d: d.isoformat() if isinstance(d, dt.date) else None)
+        elif c.type == "float":
+            csv[c.name] = csv[c.name].map(_float_text, na_action="ignore")
+    csv.to_csv(folder / f"{name}.csv", index=False, lineterminator="\n", encoding="utf-8")
+
+
+def _float_text(value: float) -> str:
+    """Floats in CSV as the shortest text that reads back to the same number."""
+    return repr(float(value)).removesuffix(".0") if float(value).is_integer() else repr(float(value))
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """One build at a time per output folder; the second gets a clear error, not corruption."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = out.parent / f".{out.name}.lock"
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
+                raise OutputLocked(
+                    f"{out} is being written by another build (pid {holder}); try again when it ends"
+                ) from exc
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def staging_folder(out: Path) -> Path:
+    """A fresh folder beside `out` to build into; leftovers of killed builds are removed."""
+    for stale in out.parent.glob(f".{out.name}.new-*"):
+        pid = stale.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    stage = out.parent / f".{out.name}.new-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    stage.mkdir(parents=True)
+    return stage
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2); False where not available."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    rc = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(rc == 0)
+
+
+def swap_in(stage: Path, out: Path) -> None:
+    """Replace `out` by `stage` so that a reader, or a kill at any moment, finds either the
+    complete old folder or the complete new one."""
+    for f in stage.iterdir():
+        with open(f, "rb") as fh:
+            os.fsync(fh.fileno())
+    if out.exists() and _exchange(stage, out):
+        shutil.rmtree(stage, ignore_errors=True)
+        return
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        os.rename(out, old)
+    os.rename(stage, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def recover(out: Path) -> None:
+    """Put back an output folder that a build killed between two renames left aside."""
+    if out.exists():
+        return
+    olds = sorted(out.parent.glob(f".{out.name}.old-*"))
+    if olds:
+        os.rename(olds[-1], out)
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

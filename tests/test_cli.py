@@ -1,0 +1,49 @@
+"""The command line: what a maintainer types and sees."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False)
+
+
+def test_build_prints_a_summary(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = run("build", "--sources", str(ROOT / "sources"), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("documents: 25  claims: ")
+    assert "sizes: 19" in proc.stdout
+    assert (out / "vm_sizes.parquet").exists()
+
+
+def test_strict_fails_with_the_list_of_errors(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text("---\nkey: [unclosed\n---\ntext\n")
+    proc = run("build", "--sources", str(src), "--out", str(tmp_path / "out"), "--strict")
+    assert proc.returncode == 1
+    assert "a.md:2: error: front-matter is not valid YAML" in proc.stderr
+
+
+def test_without_strict_errors_do_not_fail_the_build(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.md").write_text("---\nkey: [unclosed\n---\ntext\n")
+    proc = run("build", "--sources", str(src), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0
+    assert "1 errors" in proc.stdout
+
+
+def test_help_names_every_command_with_an_example() -> None:
+    proc = run("--help")
+    assert proc.returncode == 0
+    assert "build" in proc.stdout and "example:" in proc.stdout
+    proc = run("build", "--help")
+    assert "--strict" in proc.stdout and "example:" in proc.stdout
