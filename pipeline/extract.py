@@ -21,6 +21,8 @@ from pipeline.names import parse_series
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
 
 _INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\s*\]", re.IGNORECASE)
+_INCLUDE_PLAIN_RE = re.compile(r"^\[!INCLUDE\b", re.IGNORECASE)
+"""An include directive once markdown has reduced its link to text: `[!INCLUDE name]`."""
 _NOTE_RE = re.compile(r"^\s*\[!(?P<kind>NOTE|TIP|IMPORTANT|CAUTION|WARNING)\]\s*", re.IGNORECASE)
 _KEY_VALUE_RE = re.compile(r"^\s*(?P<key>[^:\n]{1,80}?)\s*:\s+(?P<value>\S.*?)\s*$")
 _BR_RE = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
@@ -271,10 +273,8 @@ def resolve_include(document: str, target: str) -> tuple[str | None, str | None]
 def _paragraph(w: _Walker, cell: Cell, first_line: int, method: str, note_kind: str | None) -> None:
     """Each line of a block: a `key: value` statement where it has that shape, and always
     the line itself as running text (notes, bullets, paragraphs) for the phrase rules."""
-    if _INCLUDE_RE.search(cell.text) and len(cell.lines) <= 1:
-        return
     for k, (offset, line_text) in enumerate(cell.lines):
-        if _INCLUDE_RE.search(line_text):
+        if _INCLUDE_PLAIN_RE.match(line_text):
             continue
         if k == 0 and note_kind:
             line_text = _NOTE_RE.sub("", line_text, count=1)
@@ -389,7 +389,8 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
 def normalize_label(label: str) -> str:
     """A header or key folded for matching: lowercase, units and punctuation removed."""
     know = knowledge.load()
-    s = re.sub(r"<[^>]+>", " ", label)
+    s = re.sub(r"<sup>.*?</sup>", " ", label, flags=re.IGNORECASE)
+    s = re.sub(r"<[^>]+>", " ", s)
     s = re.sub(r"\(([^)]*)\)", lambda m: " " if _is_unit_text(m.group(1), know) else f" {m.group(1)} ", s)
     s = re.sub(r":\s*[^:]*$", lambda m: " " if _is_unit_text(m.group(0)[1:], know) else m.group(0), s)
     words = s.split()

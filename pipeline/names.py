@@ -147,9 +147,10 @@ class SeriesName:
 
 
 def series_key(name: str) -> str:
+    """`NDv2-series`, `NDv2 size series` -> ndv2; a series without a version is v1."""
+    name = re.sub(r"[\s_\-]*(?:sizes?[\s_\-]*)?series$", "", name.strip(), flags=re.IGNORECASE)
     key = re.sub(r"[\s_\-]+", "", name).lower()
-    key = re.sub(r"series$", "", key)
-    if not re.search(r"(?<!\d)v\d{1,2}$", name.strip()):
+    if not re.search(r"(?<!\d)[vV]\d{1,2}$", name):
         key += "v1"
     return key
 

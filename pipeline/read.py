@@ -137,8 +137,10 @@ def parse_bytes(
 
 def decode(rel: str, data: bytes, diags: list[Diagnostic]) -> tuple[str | None, str]:
     """UTF-8 (BOM or not) silently; UTF-16 by its BOM; anything else best-effort, reported."""
+    encoding = "utf-8"
     if data.startswith(codecs.BOM_UTF8):
-        return data[len(codecs.BOM_UTF8) :].decode("utf-8", errors="replace"), "utf-8-sig"
+        data = data[len(codecs.BOM_UTF8) :]
+        encoding = "utf-8-sig"
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         diags.append(Diagnostic("info", "encoding-utf16", rel, 1, "file is UTF-16; decoded by its byte-order mark"))
         return data.decode("utf-16", errors="replace"), "utf-16"
@@ -149,7 +151,7 @@ def decode(rel: str, data: bytes, diags: list[Diagnostic]) -> tuple[str | None, 
         )
         return None, "binary"
     try:
-        return data.decode("utf-8"), "utf-8"
+        return data.decode("utf-8"), encoding
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         text = data.decode("cp1252", errors="replace")
@@ -175,7 +177,9 @@ _CONT = (
     "\u0080-\u00bf\u20ac\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u017d"
     "\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178"
 )
-_MOJIBAKE_RE = re.compile(f"[\u00c2-\u00df][{_CONT}]|[\u00e0-\u00ef][{_CONT}]{{2}}|[\u00f0-\u00f4][{_CONT}]{{3}}")
+_MOJIBAKE_RE = re.compile(f"[\u00c2\u00c3][{_CONT}]|\u00e2[{_CONT}]{{2}}")
+"""Only the lead bytes that real mojibake is made of (Â, Ã for Latin-1 letters and signs, â for
+punctuation and symbols such as ™): a wider net corrupts real text like `“café…”`."""
 
 
 def _undo_cp1252(match: re.Match[str]) -> str:

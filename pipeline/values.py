@@ -15,7 +15,7 @@ from pipeline.knowledge import NUMBER_RE, WORD_NUMBERS, Knowledge
 _FRACTION_RE = r"\d+\s*/\s*\d+"
 _NUM = rf"(?:{_FRACTION_RE}(?![\d,])|{NUMBER_RE})"
 _QTY_RE = re.compile(
-    rf"^\s*(?P<approx>~|≈|about\s+|approx\.?\s+|up\s+to\s+)?(?P<a>{_NUM})"
+    rf"^\s*(?P<approx>~\s*|≈\s*|about\s+|approx\.?\s+|up\s+to\s+)?(?P<a>{_NUM})"
     rf"(?:\s*(?:-|–|—|to)\s*(?P<b>{_NUM}))?",
     re.IGNORECASE,
 )
@@ -116,7 +116,7 @@ def parse_generations(text: str) -> tuple[int, ...] | None:
     """`Generation 1 and 2` -> (1, 2); `Generation 2` -> (2,)."""
     if not re.search(r"gen", text, re.IGNORECASE):
         return None
-    found = sorted({int(n) for n in re.findall(r"\b([12])\b", text)})
+    found = sorted({int(n) for n in re.findall(r"(?<!\d)([12])(?!\d)", text)})
     return tuple(found) or None
 
 

@@ -1,0 +1,516 @@
+"""The extract stage: what a document states, as written, and the file line it stands on.
+
+Each case puts the markdown beside the statement it must become. Larger inputs are the
+small pages under `tests/fixtures/extract/`; every line number asserted here is a line
+number of that file, front-matter included (1-based).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.extract import extract, header_unit, normalize_label, resolve_include
+from pipeline.read import parse_bytes
+from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
+
+FIXTURES = Path(__file__).parent / "fixtures" / "extract"
+FOLDER = "articles/virtual-machines"
+
+
+def load(name: str) -> Document:
+    """A fixture page as the read stage gives it, at `articles/virtual-machines/<name>`."""
+    doc, _ = parse_bytes(f"{FOLDER}/{name}", (FIXTURES / name).read_bytes())
+    assert doc is not None
+    return doc
+
+
+def extract_fixture(name: str) -> Extraction:
+    return extract(load(name))
+
+
+def extract_text(text: str, path: str = "page.md") -> Extraction:
+    doc, _ = parse_bytes(path, text.encode("utf-8"))
+    assert doc is not None
+    return extract(doc)
+
+
+def fixture_line(name: str, line: int) -> str:
+    """Line `line` (1-based) of a fixture file, to show the input beside each case."""
+    return (FIXTURES / name).read_text(encoding="utf-8").split("\n")[line - 1]
+
+
+def of_method(ex: Extraction, method: str) -> list[Statement]:
+    return [s for s in ex.statements if s.method == method]
+
+
+# ------------------------------------------------------------------------ size tables
+
+SIZE_TABLE = "size-table.md"
+SIZE_DOC = f"{FOLDER}/{SIZE_TABLE}"
+UNCACHED = "Max uncached disk throughput: IOPS / MBps"
+
+
+def table_statement(
+    line: int, section: str, table: int, row: int, subject: str, key: str, raw: str, parts: tuple[str, ...]
+) -> Statement:
+    return Statement(
+        document=SIZE_DOC,
+        line=line,
+        section=section,
+        method="table",
+        key=key,
+        raw_text=raw,
+        parts=parts,
+        subject=subject,
+        context="NDv2",
+        table_index=table,
+        row_index=row,
+        column=key,
+    )
+
+
+SIZES = "Updated NDv2-series > Sizes"
+ACCELERATORS = "Updated NDv2-series > Accelerators"
+
+# | ND40rs\_v2        | 40 | 672 | 8 V100 32 GB<br>NVLink | 80000 / 800 |   (line 13)
+# | Standard_ND40s_v2 | 40 |     | 8 V100 16 GB           | 80000 / 800 |   (line 14)
+# | Standard_ND40rs_v2 | 32 |                                               (line 20, second table)
+SIZE_TABLE_STATEMENTS = [
+    table_statement(13, SIZES, 1, 1, "ND40rs_v2", "vCPU", "40", ("40",)),
+    table_statement(13, SIZES, 1, 1, "ND40rs_v2", "Memory: GiB", "672", ("672",)),
+    table_statement(13, SIZES, 1, 1, "ND40rs_v2", "GPU", "8 V100 32 GB NVLink", ("8 V100 32 GB", "NVLink")),
+    table_statement(13, SIZES, 1, 1, "ND40rs_v2", UNCACHED, "80000 / 800", ("80000 / 800",)),
+    table_statement(14, SIZES, 1, 2, "Standard_ND40s_v2", "vCPU", "40", ("40",)),
+    table_statement(14, SIZES, 1, 2, "Standard_ND40s_v2", "GPU", "8 V100 16 GB", ("8 V100 16 GB",)),
+    table_statement(14, SIZES, 1, 2, "Standard_ND40s_v2", UNCACHED, "80000 / 800", ("80000 / 800",)),
+    table_statement(20, ACCELERATORS, 2, 1, "Standard_ND40rs_v2", "GPU Memory: GiB", "32", ("32",)),
+]
+
+
+@pytest.mark.parametrize("expected", SIZE_TABLE_STATEMENTS, ids=lambda s: f"line{s.line}-{s.key}")
+def test_size_table_cell_becomes_one_statement(expected: Statement) -> None:
+    found = [
+        s
+        for s in extract_fixture(SIZE_TABLE).statements
+        if s.method == "table" and s.line == expected.line and s.key == expected.key
+    ]
+    assert found == [expected]
+
+
+def test_size_table_has_one_statement_per_non_empty_cell() -> None:
+    # Row 2 leaves its Memory cell empty: no statement stands for it.
+    assert of_method(extract_fixture(SIZE_TABLE), "table") == SIZE_TABLE_STATEMENTS
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "subject"),
+    [
+        (13, r"| ND40rs\_v2 | 40 |", "ND40rs_v2"),
+        (14, "| Standard_ND40s_v2 | 40 |", "Standard_ND40s_v2"),
+    ],
+)
+def test_size_cell_arrives_unescaped(line: int, written: str, subject: str) -> None:
+    assert fixture_line(SIZE_TABLE, line).startswith(written)
+    subjects = {s.subject for s in extract_fixture(SIZE_TABLE).statements if s.line == line}
+    assert subjects == {subject}
+
+
+def test_sup_footnote_is_dropped_from_header() -> None:
+    assert "vCPU<sup>1</sup>" in fixture_line(SIZE_TABLE, 11)
+    keys = [(s.key, s.column) for s in extract_fixture(SIZE_TABLE).statements if s.line == 13]
+    assert keys[0] == ("vCPU", "vCPU")
+
+
+def test_br_splits_cell_into_parts() -> None:
+    assert "8 V100 32 GB<br>NVLink" in fixture_line(SIZE_TABLE, 13)
+    (gpu,) = [s for s in extract_fixture(SIZE_TABLE).statements if s.line == 13 and s.key == "GPU"]
+    assert gpu.parts == ("8 V100 32 GB", "NVLink")
+    assert gpu.raw_text == "8 V100 32 GB NVLink"
+
+
+def test_table_without_size_column_is_reported_at_its_header_line() -> None:
+    ex = extract_text("# NDv2-series\n\n| Region | Price |\n|---|---|\n| East US | 1 |\n")
+    assert of_method(ex, "table") == []
+    assert ex.diagnostics == (
+        Diagnostic(
+            "info",
+            "table-not-recognised",
+            "page.md",
+            3,
+            "table 1 has no size column (headers: Region, Price); skipped",
+        ),
+    )
+
+
+# ------------------------------------------------------------- Part | Quantity | Specs
+
+PART_TABLE = "nv-specs.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "row", "key", "column", "raw", "parts"),
+    [
+        # | Processor | 6 - 24 vCPUs | Intel Xeon E5-2690 v4 |
+        (10, 1, "Processor", "Quantity", "6 - 24 vCPUs", ("6 - 24 vCPUs",)),
+        (10, 1, "Processor", "Specs", "Intel Xeon E5-2690 v4", ("Intel Xeon E5-2690 v4",)),
+        # | Accelerators | 1 - 4 GPUs | Nvidia Tesla P40 GPU (24GB) |
+        (11, 2, "Accelerators", "Quantity", "1 - 4 GPUs", ("1 - 4 GPUs",)),
+        (11, 2, "Accelerators", "Specs", "Nvidia Tesla P40 GPU (24GB)", ("Nvidia Tesla P40 GPU (24GB)",)),
+        # | Remote Storage | 12 - 32 Disks | 20,000 - 80,000 IOPS <br> 200 - 800 MBps |
+        (12, 3, "Remote Storage", "Quantity", "12 - 32 Disks", ("12 - 32 Disks",)),
+        (
+            12,
+            3,
+            "Remote Storage",
+            "Specs",
+            "20,000 - 80,000 IOPS 200 - 800 MBps",
+            ("20,000 - 80,000 IOPS", "200 - 800 MBps"),
+        ),
+    ],
+)
+def test_part_table_row(line: int, row: int, key: str, column: str, raw: str, parts: tuple[str, ...]) -> None:
+    assert fixture_line(PART_TABLE, line).startswith(f"| {key} |")
+    found = [s for s in of_method(extract_fixture(PART_TABLE), "part_table") if s.line == line and s.column == column]
+    assert found == [
+        Statement(
+            document=f"{FOLDER}/{PART_TABLE}",
+            line=line,
+            section="NV-series",
+            method="part_table",
+            key=key,
+            raw_text=raw,
+            parts=parts,
+            subject=None,
+            context="NV",
+            table_index=1,
+            row_index=row,
+            column=column,
+        )
+    ]
+
+
+def test_part_table_yields_only_part_statements() -> None:
+    ex = extract_fixture(PART_TABLE)
+    assert {s.method for s in ex.statements} == {"part_table"}
+    assert len(ex.statements) == 6
+
+
+# ------------------------------------------------------------------- feature tables
+
+FEATURE_TABLE = "feature-table.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "row", "key", "raw"),
+    [
+        (7, 1, "Premium Storage", "Supported"),
+        (8, 2, "Live Migration", "Not Supported"),
+    ],
+)
+def test_feature_table_row(line: int, row: int, key: str, raw: str) -> None:
+    assert fixture_line(FEATURE_TABLE, line).startswith(f"|[{key}](")
+    found = [s for s in of_method(extract_fixture(FEATURE_TABLE), "feature_table") if s.line == line]
+    assert found == [
+        Statement(
+            document=f"{FOLDER}/{FEATURE_TABLE}",
+            line=line,
+            section="NGads_V620 sizes series > Feature support",
+            method="feature_table",
+            key=key,
+            raw_text=raw,
+            parts=(raw,),
+            subject=None,
+            context="NGads_V620",
+            table_index=1,
+            row_index=row,
+            column="Support status",
+        )
+    ]
+
+
+def test_feature_table_has_one_statement_per_row() -> None:
+    assert len(extract_fixture(FEATURE_TABLE).statements) == 2
+
+
+# --------------------------------------------------------------------- key: value lines
+
+FEATURE_LIST = "feature-list.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "key", "value"),
+    [
+        (
+            3,
+            "[Premium Storage](premium-storage-performance.md): Supported<br>",
+            "Premium Storage",
+            "Supported",
+        ),
+        (
+            4,
+            "[Live Migration](maintenance-and-updates.md): Not Supported<br>",
+            "Live Migration",
+            "Not Supported",
+        ),
+        (
+            5,
+            "[VM Generation Support](generation-2.md): Generation 1 and 2<br>",
+            "VM Generation Support",
+            "Generation 1 and 2",
+        ),
+        (7, "Ultra Disks: Not Supported", "Ultra Disks", "Not Supported"),
+        (8, "Nested Virtualization: Not Supported", "Nested Virtualization", "Not Supported"),
+        (10, "- **Accelerated Networking**: Supported", "Accelerated Networking", "Supported"),
+        (
+            11,
+            "- [Ephemeral OS Disk](../../ephemeral-os-disks.md): Supported",
+            "Ephemeral OS Disk",
+            "Supported",
+        ),
+    ],
+)
+def test_key_value_line(line: int, written: str, key: str, value: str) -> None:
+    assert fixture_line(FEATURE_LIST, line) == written
+    found = [s for s in of_method(extract_fixture(FEATURE_LIST), "key_value") if s.line == line]
+    assert found == [
+        Statement(
+            document=f"{FOLDER}/{FEATURE_LIST}",
+            line=line,
+            section="NDv2-series",
+            method="key_value",
+            key=key,
+            raw_text=value,
+            parts=(value,),
+            context="NDv2",
+        )
+    ]
+
+
+def test_key_value_lines_one_per_line() -> None:
+    assert [s.line for s in of_method(extract_fixture(FEATURE_LIST), "key_value")] == [3, 4, 5, 7, 8, 10, 11]
+
+
+@pytest.mark.parametrize(
+    ("line", "method", "text"),
+    [
+        (3, "paragraph", "Premium Storage: Supported"),
+        (10, "bullet", "Accelerated Networking: Supported"),
+    ],
+)
+def test_key_value_line_is_also_kept_as_running_text(line: int, method: str, text: str) -> None:
+    found = [s for s in extract_fixture(FEATURE_LIST).statements if s.line == line and s.method == method]
+    assert [(s.key, s.raw_text) for s in found] == [("", text)]
+
+
+def test_value_with_commas_is_split_into_parts() -> None:
+    ex = extract_text("# NDv2-series\n\nInfiniBand: Supported, GPUDirect RDMA, 8 x 200 Gigabit HDR\n")
+    (kv,) = of_method(ex, "key_value")
+    assert (kv.line, kv.key, kv.raw_text) == (
+        3,
+        "InfiniBand",
+        "Supported, GPUDirect RDMA, 8 x 200 Gigabit HDR",
+    )
+    assert kv.parts == ("Supported", "GPUDirect RDMA", "8 x 200 Gigabit HDR")
+
+
+# ---------------------------------------------------------------------------- notes
+
+NOTE = "note.md"
+
+
+@pytest.mark.parametrize(
+    ("line", "text"),
+    [
+        (4, "Due to increased GPU memory, the ND40rs_v2 VM requires Generation 2 VMs."),
+        (6, "The ND40s_v2 featuring 16 GB of per-GPU memory is no longer available."),
+    ],
+)
+def test_docfx_note_line(line: int, text: str) -> None:
+    assert fixture_line(NOTE, 3) == "> [!IMPORTANT]"
+    assert fixture_line(NOTE, line) == f"> {text}"
+    found = [s for s in extract_fixture(NOTE).statements if s.line == line]
+    assert found == [
+        Statement(
+            document=f"{FOLDER}/{NOTE}",
+            line=line,
+            section="NDv2-series",
+            method="note",
+            key="IMPORTANT",
+            raw_text=text,
+            parts=(text,),
+            context="NDv2",
+        )
+    ]
+
+
+def test_docfx_note_marker_is_no_statement() -> None:
+    ex = extract_fixture(NOTE)
+    assert [s.line for s in ex.statements] == [4, 6]
+    assert not any("[!IMPORTANT]" in s.raw_text for s in ex.statements)
+
+
+def test_plain_quote_is_a_note_without_kind() -> None:
+    ex = extract_text("# NDv2-series\n\n> Availability varies by region.\n")
+    assert [(s.line, s.method, s.key, s.raw_text) for s in ex.statements] == [
+        (3, "note", "", "Availability varies by region.")
+    ]
+
+
+# ---------------------------------------------------------------- headings and context
+
+
+@pytest.mark.parametrize(
+    ("text", "context"),
+    [
+        ("---\ntitle: NDv2-series\n---\n\n# GPU optimized sizes\n\nInfiniBand: Supported\n", "NDv2"),
+        (
+            "---\ntitle: NDasrA100_v4 size series\n---\n\n# Overview\n\nInfiniBand: Supported\n",
+            "NDasrA100_v4",
+        ),
+        ("# Updated NDv2-series\n\nInfiniBand: Supported\n", "NDv2"),
+        ("# ND A100 v4-series\n\nInfiniBand: Supported\n", "ND A100 v4"),
+        ("---\ntitle: ND family size series\n---\n\n# ND family\n\nInfiniBand: Supported\n", None),
+    ],
+    ids=["title", "title-size-series", "h1", "h1-spaced", "family-page"],
+)
+def test_page_context_comes_from_title_or_h1(text: str, context: str | None) -> None:
+    ex = extract_text(text)
+    (kv,) = of_method(ex, "key_value")
+    assert kv.context == context
+    assert ex.subject == context
+
+
+FAMILY = "family.md"
+H1 = "'ND' sub-family GPU accelerated virtual machine size series"
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "section", "context"),
+    [
+        (8, "Live Migration: Not Supported", H1, None),
+        (14, "InfiniBand: Supported", f"{H1} > Series in family > NDv2-series", "NDv2"),
+        (
+            18,
+            "Nested Virtualization: Not Supported",
+            f"{H1} > Series in family > NDv2-series > Feature support",
+            "NDv2",
+        ),
+        (
+            22,
+            "InfiniBand: Supported, GPUDirect RDMA",
+            f"{H1} > Series in family > ND_A100_v4-series",
+            "ND_A100_v4",
+        ),
+        (
+            23,
+            "VM Generation Support: Generation 2",
+            f"{H1} > Series in family > ND_A100_v4-series",
+            "ND_A100_v4",
+        ),
+        (27, "Ultra Disks: Not Supported", f"{H1} > Other sizes", None),
+    ],
+)
+def test_heading_sets_section_and_context(line: int, written: str, section: str, context: str | None) -> None:
+    assert fixture_line(FAMILY, line) == written
+    ex = extract_fixture(FAMILY)
+    assert ex.subject is None
+    (kv,) = [s for s in of_method(ex, "key_value") if s.line == line]
+    assert (kv.section, kv.context) == (section, context)
+
+
+# ----------------------------------------------------------------------------- includes
+
+INCLUDES = "includes.md"
+INCLUDES_DOC = f"{FOLDER}/{INCLUDES}"
+
+
+@pytest.mark.parametrize(
+    ("line", "target", "resolved"),
+    [
+        (3, "./includes/ndv2-summary.md", "articles/virtual-machines/includes/ndv2-summary.md"),
+        (5, "../../includes/table-defs.md", "includes/table-defs.md"),
+        (7, "../../../etc/passwd", None),
+        (9, "/etc/passwd", None),
+        (11, "https://example.com/a.md", None),
+    ],
+)
+def test_include_directive(line: int, target: str, resolved: str | None) -> None:
+    assert f"]({target})]" in fixture_line(INCLUDES, line)
+    found = [i for i in extract_fixture(INCLUDES).includes if i.line == line]
+    assert found == [Include(document=INCLUDES_DOC, line=line, target=target, resolved=resolved, context="NDv2")]
+
+
+def test_refused_includes_are_warnings_on_their_lines() -> None:
+    diags = extract_fixture(INCLUDES).diagnostics
+    assert [(d.severity, d.code, d.document, d.line) for d in diags] == [
+        ("warning", "include-outside-sources", INCLUDES_DOC, 7),
+        ("warning", "include-outside-sources", INCLUDES_DOC, 9),
+        ("warning", "include-outside-sources", INCLUDES_DOC, 11),
+    ]
+
+
+def test_include_line_is_not_also_a_paragraph() -> None:
+    assert extract_fixture(INCLUDES).statements == ()
+
+
+@pytest.mark.parametrize(
+    ("document", "target", "resolved"),
+    [
+        ("a/b.md", "./includes/c.md", "a/includes/c.md"),
+        ("a/b.md", "includes/c.md#section", "a/includes/c.md"),
+        ("a/b/c.md", "../d.md", "a/d.md"),
+        ("a/b.md", "../x.md", "x.md"),
+        ("a/b.md", "../../x.md", None),
+        ("a/b.md", "../../../etc/passwd", None),
+        ("a/b.md", "/etc/passwd", None),
+        ("a/b.md", "\\\\server\\share\\x.md", None),
+        ("a/b.md", "https://example.com/a.md", None),
+        ("a/b.md", "file:///etc/passwd", None),
+        ("a/b.md", "C:/x.md", None),
+        ("a/b.md", "", None),
+    ],
+)
+def test_resolve_include(document: str, target: str, resolved: str | None) -> None:
+    got, problem = resolve_include(document, target)
+    assert got == resolved
+    assert (problem is None) == (resolved is not None)
+
+
+# ---------------------------------------------------------------------------- labels
+
+
+@pytest.mark.parametrize(
+    ("label", "normalized"),
+    [
+        ("Memory: GiB", "memory"),
+        ("vCPUs (Qty.)", "vcpus"),
+        ("vCPU<sup>1</sup>", "vcpu"),
+        ("Max uncached disk throughput: IOPS / MBps", "max uncached disk throughput"),
+        ("Uncached Disk IOPS", "uncached disk iops"),
+        ("Temp Storage (SSD): GiB", "temp storage ssd"),
+        ("Memory (GB)", "memory"),
+        ("Temp Disk Size (TB)", "temp disk size"),
+        ("Max Scale-Out Bandwidth (Gbps)", "max scale out bandwidth"),
+        ("Accelerator-Memory (GB)", "accelerator memory"),
+        ("Max NICs / Max network bandwidth (Mbps)", "max nics max network bandwidth"),
+    ],
+)
+def test_normalize_label(label: str, normalized: str) -> None:
+    assert normalize_label(label) == normalized
+
+
+@pytest.mark.parametrize(
+    ("label", "units"),
+    [
+        ("Max uncached disk throughput: IOPS / MBps", ["IOPS", "MBps"]),
+        ("Max NICs / Max network bandwidth (Mbps)", [None, "Mbps"]),
+        ("Memory: GiB", ["GiB"]),
+        ("Temp Disk Size (TB)", ["TB"]),
+        ("Max Scale-Out Bandwidth (Gbps)", ["Gbps"]),
+        ("Max network bandwidth", [None]),
+    ],
+)
+def test_header_unit(label: str, units: list[str | None]) -> None:
+    assert header_unit(label) == units
