@@ -1,9 +1,29 @@
 """GPU VM documentation pipeline: documents in, a dataset with provenance out.
 
-The public surface is small on purpose: `build(sources, out)` and the records it returns.
+The public surface is small on purpose: `build(sources, out)`, `explain(entity, attribute)`
+and the records they return. Names are loaded on first use so that the command line's
+`--help` does not wait for pandas and pyarrow to import.
 """
 
-from pipeline.build import Settings, build
-from pipeline.records import BuildResult, Claim, Diagnostic, Document
+from __future__ import annotations
 
-__all__ = ["BuildResult", "Claim", "Diagnostic", "Document", "Settings", "build"]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "build": "pipeline.builder",
+    "Settings": "pipeline.builder",
+    "explain": "pipeline.explainer",
+    "BuildResult": "pipeline.records",
+    "Claim": "pipeline.records",
+    "Diagnostic": "pipeline.records",
+    "Document": "pipeline.records",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

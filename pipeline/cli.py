@@ -1,4 +1,7 @@
-"""The thin command line over `build`, `drift` and `explain`."""
+"""The thin command line over `build`, `drift` and `explain`.
+
+Stage modules are imported inside each command so that `--help` answers at once.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +10,6 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-
-from pipeline.build import build
-from pipeline.write import OutputLocked
 
 EPILOG_BUILD = """example:
   python -m pipeline build --sources sources --out output
@@ -25,6 +25,9 @@ def _progress_printer(enabled: bool):  # type: ignore[no-untyped-def]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from pipeline.builder import build
+    from pipeline.write import OutputLocked
+
     interactive = sys.stderr.isatty() and not args.quiet
     try:
         result = build(Path(args.sources), Path(args.out), progress=_progress_printer(interactive))
@@ -44,6 +47,21 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"--strict: {len(result.errors)} error(s):", file=sys.stderr)
         for d in result.errors:
             print(f"  {d}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from pipeline.explainer import NotFound, explain
+
+    out = Path(args.out)
+    if not (out / "facts.parquet").exists():
+        print(f"error: {out}/facts.parquet not found; run 'make build' first", file=sys.stderr)
+        return 2
+    try:
+        print(explain(args.entity, args.attribute, out), end="")
+    except NotFound as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
 
@@ -70,6 +88,19 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--strict", action="store_true", help="exit 1 and list the errors when any diagnostic is an error")
     b.add_argument("--quiet", action="store_true", help="no progress display")
     b.set_defaults(func=cmd_build)
+    e = sub.add_parser(
+        "explain",
+        help="show the claims, checks and reason behind a size's values",
+        description="Print, for a person, each claim about a size or series (document, line, raw "
+        "text), the checks applied, the value chosen and why. Reads --out.",
+        epilog="example:\n  python -m pipeline explain Standard_ND40rs_v2 gpu_memory_gib\n"
+        "  python -m pipeline explain ND40rs_v2          # every attribute",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    e.add_argument("entity", help="size (any spelling: ND40rs_v2, standard_nd40rs_v2) or series name")
+    e.add_argument("attribute", nargs="?", help="one attribute (default: all)")
+    e.add_argument("--out", default="output", help="output folder to read (default: output)")
+    e.set_defaults(func=cmd_explain)
     return p
 
 

@@ -43,6 +43,7 @@ class Attribute:
     dimension: str | None = None
     unit: str | None = None
     jedec: bool = False
+    min_per_vcpu: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +159,7 @@ def load() -> Knowledge:
             dimension=a.get("dimension"),
             unit=a.get("unit"),
             jedec=bool(a.get("jedec")),
+            min_per_vcpu=a.get("min_per_vcpu"),
         )
         for name, a in _table("attributes.toml")["attribute"].items()
     }

@@ -311,7 +311,7 @@ def _convert(
         elif fam.binary_capacity:
             factor = twin.factor
             note = f"{unit.symbol} read as {twin.symbol}: {fam.binary_note}"
-    value = round(number * factor, 6)
+    value = number * factor
     return value, spelled, note
 
 

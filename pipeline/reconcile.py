@@ -1,62 +1,737 @@
-"""Stage 4: for each (entity, attribute), one value out of the claims that state it.
+"""Stage 4: one value per (entity, attribute), with a confidence and a reason.
 
-This first version takes the most authoritative claim: an official page before a blog
-before a third party, the newer document first, a value read directly before one derived
-from another cell, a table before running text.
+Evidence comes from documents (fixed authority tiers, newer over older within a tier),
+from the size names themselves (the naming convention, a separate weaker voice) and from
+the series a size belongs to (inherited unless the size says otherwise). Physical checks
+(count x per-GPU = total, a GPU model's memory sizes, vCPUs in the name) lower the weight
+of the claims that fail them. Entities no official document names are kept apart,
+marked unverified and linked to the closest official size.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from pipeline.records import Claim, Document
+from pipeline import knowledge
+from pipeline.knowledge import Knowledge
+from pipeline.names import SizeName, parse_size
+from pipeline.records import Claim
+from pipeline.registry import Source, Tier, tiers
+from pipeline.values import format_number
 
-KIND_RANK = {"official_spec": 0, "vendor_blog": 1, "third_party": 2}
-METHOD_RANK = {
-    "table": 0,
-    "part_table": 1,
-    "feature_table": 1,
-    "key_value": 2,
-    "derived": 3,
-    "note": 4,
-    "bullet": 4,
-    "paragraph": 5,
-}
+NAME_CONVENTION = "name_convention"
+CHECK_PENALTY = 0.5
+INHERIT_FACTOR = 0.95
+_TWIN_FACTORS = (1e9 / 2**30, 1e12 / 2**40)
 
 
 @dataclass(frozen=True, slots=True)
-class DocInfo:
-    """What reconciliation needs to know about a document."""
+class Fact:
+    """The value chosen for one attribute of one entity, and why."""
 
-    path: str
-    kind: str
+    entity: str
+    entity_kind: str
+    attribute: str
+    value: str
+    value_number: float | None
+    value_text: str | None
+    value_bool: bool | None
+    range_min: float | None
+    range_max: float | None
+    unit: str | None
+    confidence: float
+    status: str
+    reason: str
+    supporting: tuple[str, ...]
+    contradicting: tuple[str, ...]
+    sources: int
+    document: str
+    line: int
     as_of: dt.date | None
+    inherited_from: str | None
+    checks_failed: tuple[str, ...]
+    stale: bool = False
 
 
-def authority_key(claim: Claim, docs: Mapping[str, DocInfo]) -> tuple[object, ...]:
-    info = docs[claim.document]
-    newest_first = -(info.as_of.toordinal() if info.as_of else 0)
-    return (
-        KIND_RANK.get(info.kind, 9),
-        newest_first,
-        METHOD_RANK.get(claim.method, 9),
-        claim.document,
-        claim.line,
-        claim.claim_id,
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """One competing value for an (entity, attribute), with the documents behind it."""
+
+    entity: str
+    attribute: str
+    value: str
+    unit: str | None
+    won: bool
+    superseded: bool
+    claims: tuple[str, ...]
+    documents: tuple[str, ...]
+    kinds: tuple[str, ...]
+    newest: dt.date | None
+    checks_failed: tuple[str, ...]
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An entity no official document names, tied to the official size it most likely is."""
+
+    entity: str
+    linked_to: str
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciled:
+    facts: tuple[Fact, ...]
+    conflicts: tuple[Conflict, ...]
+    links: tuple[Link, ...]
+    name_claims: tuple[Claim, ...]
+    checks: Mapping[str, tuple[str, ...]]
+
+
+@dataclass
+class _Vote:
+    """A claim as evidence: its weight after checks, and what the checks said."""
+
+    claim: Claim
+    source_kind: str
+    weight: float
+    as_of: dt.date | None
+    failed: list[str] = field(default_factory=list)
+    inherited_from: str | None = None
+
+
+@dataclass
+class _Group:
+    """Claims that state the same value (within tolerance, or as a GB/GiB twin)."""
+
+    votes: list[_Vote]
+    twin: bool = False
+
+    @property
+    def best(self) -> _Vote:
+        return max(self.votes, key=_vote_key)
+
+    def documents(self) -> set[str]:
+        return {_voice(v) for v in self.votes}
+
+
+def _voice(v: _Vote) -> str:
+    return NAME_CONVENTION if v.source_kind == NAME_CONVENTION else v.claim.document
+
+
+def _vote_key(v: _Vote) -> tuple[float, int, str]:
+    return (v.weight, v.as_of.toordinal() if v.as_of else 0, v.claim.claim_id)
+
+
+def reconcile(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge | None = None) -> Reconciled:
+    """Facts, conflicts and links for every entity the claims mention."""
+    know = know or knowledge.load()
+    tier = tiers()
+    name_claims = _name_claims(claims, sources)
+    every = [*claims, *name_claims]
+    official = {c.entity for c in claims if sources[c.document].kind == "official_spec"}
+    by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
+    kinds: dict[str, str] = {}
+    for c in every:
+        kinds[c.entity] = c.entity_kind
+        if c.entity_kind == "series" or not c.is_range:
+            by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
+    facts: dict[tuple[str, str], Fact] = {}
+    conflicts: list[Conflict] = []
+    checks: dict[str, tuple[str, ...]] = {}
+    rivals: dict[tuple[str, str], Claim] = {}
+
+    # Series membership first: inheritance needs to know which series a size is in.
+    for key in sorted(k for k in by_key if k[1] == "series"):
+        fact, rows = _decide(key, kinds[key[0]], by_key[key], official, tier, know, facts)
+        facts[key] = fact
+        conflicts.extend(rows)
+    _inherit(by_key, kinds, facts, official, tier, sources)
+    # Counts and models before memory: the memory checks read them.
+    order = {"vcpus": 0, "gpu_count": 0, "gpu_model": 0, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
+    for key in sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k)):
+        votes = by_key[key]
+        _check(key, votes, facts, by_key, know, sources)
+        fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
+        facts[key] = fact
+        conflicts.extend(rows)
+        losing = [r for r in rows if not r.won]
+        if losing:
+            rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims)
+        for v in votes:
+            if v.failed:
+                checks[v.claim.claim_id] = tuple(v.failed)
+    links = _links(kinds, official, facts)
+    conflicts.extend(_link_conflicts(links, facts, by_key))
+    linked = {lk.entity: lk for lk in links}
+    final = []
+    for key, fact in sorted(facts.items()):
+        reason = fact.reason
+        if fact.status == "unverified" and key[0] in linked:
+            lk = linked[key[0]]
+            other = facts.get((lk.linked_to, key[1]))
+            if other is not None and not _same_value(fact, other, know):
+                reason += f"; the linked official size {lk.linked_to} has {other.value}{_unit(other.unit)}"
+        if fact.status == "resolved" and key in rivals:
+            sibling = _sibling_match(key[0], key[1], rivals[key], facts)
+            if sibling:
+                reason += f" matches {sibling}"
+        final.append(_with_reason(fact, reason[:1].upper() + reason[1:] + "."))
+    conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
+    return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(name_claims), checks)
+
+
+def _unit(unit: str | None) -> str:
+    return f" {unit}" if unit and unit not in ("count",) else ""
+
+
+def _with_reason(fact: Fact, reason: str) -> Fact:
+    from dataclasses import replace
+
+    return replace(fact, reason=reason)
+
+
+def _vote(c: Claim, sources: Mapping[str, Source], tier: Mapping[str, Tier]) -> _Vote:
+    if c.method == NAME_CONVENTION:
+        return _Vote(c, NAME_CONVENTION, tier[NAME_CONVENTION].weight, None)
+    src = sources[c.document]
+    weight = src.trust
+    if c.method == "derived":
+        weight *= 0.97
+    elif c.method in ("paragraph", "bullet", "note"):
+        weight *= 0.9
+    return _Vote(c, src.kind, weight, src.as_of)
+
+
+# ------------------------------------------------------------------ the naming convention
+
+
+def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> list[Claim]:
+    """What each size name says about its size, attributed to where the name is written."""
+    first: dict[str, Claim] = {}
+    rank = {"official_spec": 0, "vendor_blog": 1, "third_party": 2}
+    for c in sorted(claims, key=lambda c: (rank.get(sources[c.document].kind, 9), c.document, c.line)):
+        if c.entity_kind == "size" and c.entity not in first:
+            first[c.entity] = c
+    out = []
+    for entity, where in sorted(first.items()):
+        size = parse_size(entity)
+        if size is None:
+            continue
+        for attribute, value, meaning in _name_facts(size):
+            flag = value if isinstance(value, bool) else None
+            number = float(value) if isinstance(value, int) and flag is None else None
+            text = value if isinstance(value, str) else None
+            out.append(
+                Claim(
+                    claim_id=hashlib.sha1(f"name\x1f{entity}\x1f{attribute}".encode()).hexdigest()[:16],
+                    document=where.document,
+                    line=where.line,
+                    section=where.section,
+                    table_index=where.table_index,
+                    row_index=where.row_index,
+                    column=None,
+                    raw_text=entity,
+                    method=NAME_CONVENTION,
+                    entity=entity,
+                    entity_kind="size",
+                    attribute=attribute,
+                    value="true" if flag else (format_number(number) if number is not None else str(text)),
+                    value_number=number,
+                    value_text=text,
+                    value_bool=flag,
+                    range_min=number,
+                    range_max=number,
+                    unit="vCPU" if attribute == "vcpus" else None,
+                    interpretation=meaning,
+                )
+            )
+    return out
+
+
+def _name_facts(size: SizeName) -> list[tuple[str, int | bool | str, str]]:
+    vcpus = size.constrained_vcpus or size.vcpus
+    out: list[tuple[str, int | bool | str, str]] = [
+        (
+            "vcpus",
+            vcpus,
+            f"the number after the family letters {size.family} is the vCPU count"
+            + (" (constrained: the second number)" if size.constrained_vcpus else ""),
+        ),
+    ]
+    if "s" in size.features:
+        out.append(("premium_storage", True, "feature letter s: premium storage capable"))
+    if "r" in size.features:
+        out.append(("infiniband", True, "feature letter r: RDMA capable (InfiniBand)"))
+    if "a" in size.features:
+        out.append(("cpu_vendor", "AMD", "feature letter a: AMD processor"))
+    if "p" in size.features:
+        out.append(("cpu_vendor", "ARM", "feature letter p: ARM processor"))
+    return out
+
+
+# ------------------------------------------------------------------------- inheritance
+
+
+def _inherit(
+    by_key: dict[tuple[str, str], list[_Vote]],
+    kinds: Mapping[str, str],
+    facts: Mapping[tuple[str, str], Fact],
+    official: set[str],
+    tier: Mapping[str, Tier],
+    sources: Mapping[str, Source],
+) -> None:
+    """Series-level values are evidence about each size of the series.
+
+    They count a little less than the size's own statements, so a size-level claim of the
+    same tier says otherwise and wins (and the disagreement is recorded as a conflict);
+    where the size states nothing, the series value is the size's value, marked inherited.
+    Only sizes an official document names inherit: an unverified size is kept apart.
+    """
+    series_attrs: dict[str, set[str]] = defaultdict(set)
+    for entity, attribute in by_key:
+        if kinds[entity] == "series":
+            series_attrs[entity].add(attribute)
+    for (size, attribute), fact in list(facts.items()):
+        if attribute != "series" or kinds.get(size) != "size" or size not in official or not fact.value_text:
+            continue
+        series = fact.value_text
+        for attr in sorted(series_attrs.get(series, ())):
+            if attr in ("series", "lifecycle"):
+                continue
+            for v in by_key[(series, attr)]:
+                if v.claim.is_range:
+                    continue
+                by_key[(size, attr)].append(
+                    _Vote(v.claim, v.source_kind, v.weight * INHERIT_FACTOR, v.as_of, inherited_from=series)
+                )
+
+
+# ------------------------------------------------------------------------- the checks
+
+
+def _check(
+    key: tuple[str, str],
+    votes: list[_Vote],
+    facts: Mapping[tuple[str, str], Fact],
+    by_key: Mapping[tuple[str, str], list[_Vote]],
+    know: Knowledge,
+    sources: Mapping[str, Source],
+) -> None:
+    """Lower the weight of claims that break physical consistency, and say which check."""
+    entity, attribute = key
+    for v in votes:
+        c = v.claim
+        failed: list[str] = []
+        if attribute == "vcpus" and c.value_number is not None and v.source_kind != NAME_CONVENTION:
+            size = parse_size(entity)
+            named = (size.constrained_vcpus or size.vcpus) if size else None
+            if named is not None and abs(c.value_number - named) > 1e-9:
+                failed.append(f"vcpus_name: the name {entity} says {named} vCPUs")
+        if attribute in ("gpu_memory_gib", "gpu_model"):
+            model_name = c.value_text if attribute == "gpu_model" else _same_doc_value(by_key, entity, "gpu_model", c)
+            if model_name is None and attribute == "gpu_memory_gib":
+                model_fact = facts.get((entity, "gpu_model"))
+                model_name = model_fact.value_text if model_fact else None
+            memory = (
+                c.value_number
+                if attribute == "gpu_memory_gib"
+                else _same_doc_number(by_key, entity, "gpu_memory_gib", c)
+            )
+            model = know.gpu(model_name) if model_name else None
+            if model is not None and memory is not None and not _fits_any(memory, model.memory_gib):
+                failed.append(
+                    f"gpu_model_memory: {model.name} is made with "
+                    f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB, not {format_number(memory)}"
+                )
+        if attribute == "gpu_memory_total_gib" and c.value_number is not None:
+            count = _same_doc_number(by_key, entity, "gpu_count", c)
+            per = _same_doc_number(by_key, entity, "gpu_memory_gib", c)
+            if count is not None and per is not None and not _close(count * per, c.value_number, 0.02):
+                failed.append(
+                    f"gpu_total: {format_number(count)} x {format_number(per)} GiB is not "
+                    f"{format_number(c.value_number)} GiB"
+                )
+        floor = know.attributes[attribute].min_per_vcpu if attribute in know.attributes else None
+        vcpus = facts.get((entity, "vcpus"))
+        if floor and c.value_number is not None and vcpus and vcpus.value_number:
+            per = c.value_number / vcpus.value_number
+            if per < floor:
+                failed.append(
+                    f"plausible_per_vcpu: {format_number(c.value_number)} {c.unit or ''} is "
+                    f"{format_number(round(per, 2))} per vCPU, below the floor of {format_number(floor)}"
+                )
+        if v.inherited_from is None and c.value_number is not None and c.entity_kind == "size":
+            series = facts.get((entity, "series"))
+            for r in by_key.get((series.value_text, attribute), ()) if series and series.value_text else ():
+                rc = r.claim
+                if (
+                    rc.is_range
+                    and r.source_kind == "official_spec"
+                    and rc.range_min is not None
+                    and rc.range_max is not None
+                    and not rc.range_min <= c.value_number <= rc.range_max
+                ):
+                    failed.append(
+                        f"series_range: series {rc.entity} spans "
+                        f"{format_number(rc.range_min)}-{format_number(rc.range_max)}"
+                    )
+                    break
+        for message in failed:
+            if message not in v.failed:
+                v.failed.append(message)
+                v.weight *= CHECK_PENALTY
+
+
+def _same_doc_votes(
+    by_key: Mapping[tuple[str, str], list[_Vote]], entity: str, attribute: str, c: Claim
+) -> list[_Vote]:
+    return [
+        v for v in by_key.get((entity, attribute), ()) if v.claim.document == c.document and v.inherited_from is None
+    ]
+
+
+def _same_doc_value(by_key: Mapping[tuple[str, str], list[_Vote]], entity: str, attribute: str, c: Claim) -> str | None:
+    votes = _same_doc_votes(by_key, entity, attribute, c)
+    return votes[0].claim.value_text if votes else None
+
+
+def _same_doc_number(
+    by_key: Mapping[tuple[str, str], list[_Vote]], entity: str, attribute: str, c: Claim
+) -> float | None:
+    same_line = [v for v in _same_doc_votes(by_key, entity, attribute, c) if v.claim.line == c.line]
+    votes = same_line or _same_doc_votes(by_key, entity, attribute, c)
+    return votes[0].claim.value_number if votes else None
+
+
+def _close(a: float, b: float, tol: float) -> bool:
+    return abs(a - b) <= tol * max(abs(a), abs(b), 1e-9)
+
+
+def _fits_any(value: float, sizes: Iterable[float]) -> bool:
+    return any(_close(value, s, 0.02) for s in sizes)
+
+
+# ---------------------------------------------------------------------------- deciding
+
+
+def _tolerance(attribute: str, know: Knowledge) -> float:
+    attr = know.attributes.get(attribute)
+    return 0.0 if attr is None or attr.dimension in ("count", "iops") else 0.001
+
+
+def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Group]:
+    groups: list[_Group] = []
+    tol = _tolerance(attribute, know)
+    dim = know.attributes[attribute].dimension if attribute in know.attributes else None
+    for v in sorted(votes, key=lambda v: v.claim.claim_id):
+        c = v.claim
+        for g in groups:
+            r = g.votes[0].claim
+            if c.is_range or r.is_range:
+                same = (c.range_min, c.range_max) == (r.range_min, r.range_max)
+                twin = False
+            elif c.value_number is not None and r.value_number is not None:
+                same = _close(c.value_number, r.value_number, tol) if tol else c.value_number == r.value_number
+                twin = (
+                    not same
+                    and dim == "information"
+                    and any(
+                        _close(c.value_number, r.value_number * f, 0.001)
+                        or _close(r.value_number, c.value_number * f, 0.001)
+                        for f in _TWIN_FACTORS
+                    )
+                )
+            else:
+                same = (c.value_text or "").casefold() == (
+                    r.value_text or ""
+                ).casefold() and c.value_bool == r.value_bool
+                twin = False
+            if same or twin:
+                g.votes.append(v)
+                g.twin = g.twin or twin
+                break
+        else:
+            groups.append(_Group([v]))
+    return groups
+
+
+def _group_key(g: _Group, tier: Mapping[str, Tier]) -> tuple[float, int, int, str]:
+    best = g.best
+    top = max(v.weight for v in g.votes)
+    newest = max((v.as_of.toordinal() for v in g.votes if v.as_of and v.weight >= top - 1e-9), default=0)
+    return (round(top, 6), newest, len(g.documents()), best.claim.claim_id)
+
+
+def _label(v: _Vote, tier: Mapping[str, Tier]) -> str:
+    label = tier[v.source_kind].label
+    if v.as_of:
+        label += f" ({v.as_of.isoformat()})"
+    return label
+
+
+def _decide(
+    key: tuple[str, str],
+    kind: str,
+    votes: list[_Vote],
+    official: set[str],
+    tier: Mapping[str, Tier],
+    know: Knowledge,
+    facts: Mapping[tuple[str, str], Fact],
+) -> tuple[Fact, list[Conflict]]:
+    entity, attribute = key
+    groups = sorted(_group(votes, attribute, know), key=lambda g: _group_key(g, tier), reverse=True)
+    win = groups[0]
+    best = win.best
+    c = best.claim
+    voices = win.documents()
+    losers = groups[1:]
+    inherited = best.inherited_from
+    verified = entity in official or (kind == "series" and any(v.source_kind == "official_spec" for v in votes))
+    base = best.weight
+    reason: str
+    if not verified and kind == "size":
+        status = "unverified"
+        confidence = base * 0.8
+        reason = f"no official document names {entity}; only the {_label(best, tier)} states it"
+    elif not losers:
+        if len(voices) >= 2:
+            status = "agreed"
+            confidence = min(0.99, base + 0.02 * (len(voices) - 1))
+            reason = _agreement(win, tier)
+        else:
+            status = "single_source"
+            confidence = base * 0.95
+            reason = f"only the {_label(best, tier)} {c.document}:{c.line} states it"
+    else:
+        top = _group_key(win, tier)
+        runner = _group_key(losers[0], tier)
+        rival = losers[0].best
+        if top[:2] == runner[:2]:
+            status = "unresolved"
+            confidence = base * 0.5
+            reason = (
+                f"sources of equal standing disagree: {_label(best, tier)} says {c.value}, "
+                f"{_label(rival, tier)} says {rival.claim.value}"
+            )
+        else:
+            status = "resolved"
+            share = rival.weight / (rival.weight + best.weight)
+            confidence = base * (1 - 0.3 * share)
+            if rival.failed and not best.failed:
+                why = (
+                    f"the {_label(rival, tier)} value {rival.claim.value}{_unit(rival.claim.unit)} fails "
+                    f"{rival.failed[0].split(':')[0]}"
+                )
+            elif tier[best.source_kind].rank < tier[rival.source_kind].rank:
+                why = (
+                    f"{_label(best, tier)} over {'an' if tier[rival.source_kind].label[0] in 'aeiou' else 'a'} "
+                    f"{tier[rival.source_kind].label}; the {tier[rival.source_kind].label.split()[0]} value "
+                    f"{rival.claim.value}{_unit(rival.claim.unit)}"
+                )
+            else:
+                why = (
+                    f"newer {_label(best, tier)} supersedes the {rival.as_of.isoformat() if rival.as_of else 'older'} "
+                    f"value {rival.claim.value}{_unit(rival.claim.unit)}"
+                )
+            reason = why
+    if inherited:
+        confidence *= INHERIT_FACTOR
+        reason = f"inherited from series {inherited}: {reason}"
+    if win.twin:
+        reason += "; a GB/GiB reading of the same quantity is counted as agreement"
+    if best.failed:
+        confidence *= 0.7
+        reason += f"; fails {best.failed[0]}"
+    supporting = tuple(sorted({v.claim.claim_id for v in win.votes}))
+    contradicting = tuple(sorted({v.claim.claim_id for g in losers for v in g.votes}))
+    fact = Fact(
+        entity=entity,
+        entity_kind=kind,
+        attribute=attribute,
+        value=c.value,
+        value_number=c.value_number,
+        value_text=c.value_text,
+        value_bool=c.value_bool,
+        range_min=c.range_min,
+        range_max=c.range_max,
+        unit=c.unit,
+        confidence=round(max(0.0, min(1.0, confidence)), 3),
+        status=status,
+        reason=reason,
+        supporting=supporting,
+        contradicting=contradicting,
+        sources=len(voices),
+        document=c.document,
+        line=c.line,
+        as_of=best.as_of,
+        inherited_from=inherited,
+        checks_failed=tuple(best.failed),
     )
+    rows: list[Conflict] = []
+    if losers:
+        newest_win = max((v.as_of for v in win.votes if v.as_of), default=None)
+        for g in groups:
+            gb = g.best
+            won = g is win
+            rows.append(
+                Conflict(
+                    entity=entity,
+                    attribute=attribute,
+                    value=gb.claim.value,
+                    unit=gb.claim.unit,
+                    won=won,
+                    superseded=not won
+                    and gb.source_kind == best.source_kind
+                    and gb.as_of is not None
+                    and newest_win is not None
+                    and gb.as_of < newest_win,
+                    claims=tuple(sorted(v.claim.claim_id for v in g.votes)),
+                    documents=tuple(sorted({f"{v.claim.document}:{v.claim.line}" for v in g.votes})),
+                    kinds=tuple(sorted({v.source_kind for v in g.votes})),
+                    newest=max((v.as_of for v in g.votes if v.as_of), default=None),
+                    checks_failed=tuple(sorted({m for v in g.votes for m in v.failed})),
+                    note=fact.reason if won else "",
+                )
+            )
+    return fact, rows
 
 
-def most_authoritative(claims: Sequence[Claim], docs: Mapping[str, DocInfo]) -> dict[tuple[str, str], Claim]:
-    """The winning claim per (entity, attribute); ranges never win a single value."""
-    by_key: dict[tuple[str, str], list[Claim]] = defaultdict(list)
-    for c in claims:
-        if not c.is_range:
-            by_key[(c.entity, c.attribute)].append(c)
-    return {k: min(v, key=lambda c: authority_key(c, docs)) for k, v in by_key.items()}
+def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
+    """`2 official Microsoft Learn pages and the size naming convention agree`."""
+    per_kind: dict[str, set[str]] = defaultdict(set)
+    for v in win.votes:
+        per_kind[v.source_kind].add(_voice(v))
+    parts = []
+    for kind in sorted(per_kind, key=lambda k: tier[k].rank):
+        n = len(per_kind[kind])
+        label = tier[kind].label
+        if kind == NAME_CONVENTION:
+            parts.append(f"the {label}")
+        elif n == 1:
+            parts.append(f"{'an' if label[0] in 'aeiou' else 'a'} {label}")
+        else:
+            parts.append(f"{n} {label.replace('page', 'pages').replace('post', 'posts')}")
+    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{joined} agree"
 
 
-def doc_infos(documents: Sequence[Document], kinds: Mapping[str, str]) -> dict[str, DocInfo]:
-    return {d.path: DocInfo(d.path, kinds[d.path], d.metadata.date) for d in documents}
+def _sibling_match(entity: str, attribute: str, claim: Claim, facts: Mapping[tuple[str, str], Fact]) -> str | None:
+    """A retired or superseded size of the same family and vCPU count that has the losing value."""
+    size = parse_size(entity)
+    if size is None or claim.value_number is None:
+        return None
+    for (other, attr), fact in facts.items():
+        if attr != attribute or other == entity or fact.value_number is None:
+            continue
+        o = parse_size(other)
+        if o is None or (o.family, o.vcpus, o.version) != (size.family, size.vcpus, size.version):
+            continue
+        if _close(fact.value_number, claim.value_number, 0.001):
+            life = facts.get((other, "lifecycle"))
+            status = f"{life.value_text} " if life and life.value_text else ""
+            return f"the {status}{o.canonical.removeprefix('Standard_')}"
+    return None
+
+
+def _same_value(a: Fact, b: Fact, know: Knowledge) -> bool:
+    if a.value_number is not None and b.value_number is not None:
+        return _close(a.value_number, b.value_number, max(_tolerance(a.attribute, know), 1e-9))
+    return (a.value_text or "").casefold() == (b.value_text or "").casefold() and a.value_bool == b.value_bool
+
+
+# ------------------------------------------------------------------------------- links
+
+
+def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[str, str], Fact]) -> list[Link]:
+    """Tie each unverified size to the official size of the same family and vCPU count
+    whose name adds the fewest feature letters; the evidence says what else agrees."""
+    officials = [p for e in sorted(official) if kinds.get(e) == "size" and (p := parse_size(e))]
+    links = []
+    for entity in sorted(e for e, k in kinds.items() if k == "size" and e not in official):
+        size = parse_size(entity)
+        if size is None:
+            continue
+        candidates = [
+            o
+            for o in officials
+            if o.family == size.family and o.vcpus == size.vcpus and set(size.features) <= set(o.features)
+        ]
+        if not candidates:
+            continue
+        best = min(
+            candidates, key=lambda o: (len(o.features) - len(size.features), o.accelerator is not None, o.canonical)
+        )
+        agree = []
+        for attr in ("memory_gib", "gpu_count", "vcpus"):
+            a, b = facts.get((entity, attr)), facts.get((best.canonical, attr))
+            if a and b and a.value_number is not None and a.value_number == b.value_number:
+                agree.append(f"{attr} {a.value}")
+        evidence = (
+            f"same family {size.family} and {size.vcpus} vCPUs in the name; {best.canonical} adds feature "
+            f"letters '{best.features}'"
+            + (f"{' and accelerator ' + best.accelerator if best.accelerator else ''}")
+            + (f"; both state {', '.join(agree)}" if agree else "")
+        )
+        if len(candidates) > 1:
+            evidence += f"; other candidates: {', '.join(o.canonical for o in candidates if o is not best)}"
+        links.append(Link(entity, best.canonical, evidence))
+    return links
+
+
+def _link_conflicts(
+    links: Sequence[Link], facts: Mapping[tuple[str, str], Fact], by_key: Mapping[tuple[str, str], list[_Vote]]
+) -> list[Conflict]:
+    """Where an unverified size's value differs from its linked official size's value."""
+    rows = []
+    for lk in links:
+        for (entity, attribute), fact in sorted(facts.items()):
+            if entity != lk.entity or attribute in ("series", "vcpus", "premium_storage", "infiniband", "cpu_vendor"):
+                continue
+            other = facts.get((lk.linked_to, attribute))
+            if other is None or other.value == fact.value:
+                continue
+            note = f"{lk.entity} is unverified and linked to {lk.linked_to} ({lk.evidence})"
+            rows.append(
+                Conflict(
+                    lk.entity,
+                    attribute,
+                    other.value,
+                    other.unit,
+                    True,
+                    False,
+                    other.supporting,
+                    (f"{other.document}:{other.line}",),
+                    ("official_spec",),
+                    other.as_of,
+                    other.checks_failed,
+                    f"value of the linked official size {lk.linked_to}; {note}",
+                )
+            )
+            votes = by_key.get((entity, attribute), [])
+            rows.append(
+                Conflict(
+                    lk.entity,
+                    attribute,
+                    fact.value,
+                    fact.unit,
+                    False,
+                    False,
+                    fact.supporting,
+                    tuple(
+                        sorted(
+                            {f"{v.claim.document}:{v.claim.line}" for v in votes if v.claim.claim_id in fact.supporting}
+                        )
+                    ),
+                    tuple(sorted({v.source_kind for v in votes if v.claim.claim_id in fact.supporting})),
+                    fact.as_of,
+                    fact.checks_failed,
+                    f"stated for the unverified {lk.entity}",
+                )
+            )
+    return rows

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]
 EntityKind = Literal["size", "series"]
@@ -143,6 +143,9 @@ class BuildResult:
     claims: tuple[Claim, ...]
     diagnostics: tuple[Diagnostic, ...]
     tables: dict[str, int] = field(default_factory=dict)
+    facts: tuple[Any, ...] = ()
+    conflicts: tuple[Any, ...] = ()
+    links: tuple[Any, ...] = ()
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

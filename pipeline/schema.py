@@ -38,6 +38,10 @@ DOCUMENTS = (
     _c("tags", "string", "Front-matter tags, joined with '; '."),
     _c("family", "string", "Source family recognised from the document's own evidence."),
     _c("kind", "string", "Authority tier: official_spec, vendor_blog or third_party."),
+    _c("publisher", "string", "Publisher named by the source registry ('unknown' when not listed)."),
+    _c("licence", "string", "Licence of the document's text, from the source registry."),
+    _c("trust", "float", "Weight a claim from this document starts with (tier weight or registry override)."),
+    _c("classified_by", "string", "'registry', or the evidence the tier was inferred from."),
     _c("subject", "string", "Series the document is about, as written in its title or first heading."),
     _c("lines", "int", "Number of lines in the file.", "line"),
     _c("claims", "int", "Number of claims taken from the document.", "claim"),
@@ -70,6 +74,52 @@ CLAIMS = (
     _c("unit", "string", "Canonical unit of value_number."),
     _c("unit_as_written", "string", "Unit as the document printed it."),
     _c("interpretation", "string", "How an ambiguous statement was read, and why."),
+    _c("checks_failed", "string", "Consistency checks the claim fails, joined with '; ' (see facts)."),
+)
+
+FACTS = (
+    _c("entity", "string", "Canonical size or series name."),
+    _c("entity_kind", "string", "size or series."),
+    _c("attribute", "string", "Attribute of the entity."),
+    _c("value", "string", "The chosen value as text (ranges as low-high)."),
+    _c("value_number", "float", "The chosen numeric value in `unit`."),
+    _c("value_text", "string", "The chosen text value."),
+    _c("value_bool", "bool", "The chosen flag value."),
+    _c("range_min", "float", "Low end of a chosen range."),
+    _c("range_max", "float", "High end of a chosen range."),
+    _c("unit", "string", "Canonical unit of value_number."),
+    _c("confidence", "float", "How far the value can be trusted, from 0 to 1.", "probability"),
+    _c("status", "string", "agreed, resolved, single_source, unverified or unresolved."),
+    _c("reason", "string", "One sentence on why this value was chosen."),
+    _c("supporting_claims", "string", "claim_id of every claim stating the chosen value, joined with ' '."),
+    _c("contradicting_claims", "string", "claim_id of every claim stating another value, joined with ' '."),
+    _c(
+        "sources",
+        "int",
+        "Independent sources stating the chosen value (the naming convention counts as one).",
+        "source",
+    ),
+    _c("document", "string", "Document of the winning claim."),
+    _c("line", "int", "File line of the winning claim.", "line"),
+    _c("as_of", "date", "Date of the winning claim's document."),
+    _c("inherited_from", "string", "Series the value was inherited from, when the size states none itself."),
+    _c("checks_failed", "string", "Consistency checks the winning claim fails, joined with '; '."),
+    _c("stale", "bool", "True when the only support is much older than another document about the entity."),
+)
+
+CONFLICTS = (
+    _c("entity", "string", "Canonical size or series name."),
+    _c("attribute", "string", "Attribute in dispute."),
+    _c("value", "string", "One competing value."),
+    _c("unit", "string", "Unit of the value."),
+    _c("won", "bool", "True for the value chosen in `facts`."),
+    _c("superseded", "bool", "True when a newer document of the same tier replaced this value."),
+    _c("claims", "string", "claim_id of the claims stating this value, joined with ' '."),
+    _c("documents", "string", "document:line of each claim stating this value, joined with '; '."),
+    _c("kinds", "string", "Source tiers stating this value, joined with ', '."),
+    _c("newest", "date", "Newest document date behind this value."),
+    _c("checks_failed", "string", "Consistency checks this value fails, joined with '; '."),
+    _c("note", "string", "Why the winning value won, or how the value entered the dispute."),
 )
 
 DIAGNOSTICS = (
@@ -100,11 +150,42 @@ def _vm_size_columns() -> tuple[Column, ...]:
     cols.extend(
         [
             _c("documents", "int", "Number of documents with at least one claim about the size.", "document"),
-            _c("value_basis", "string", "How each value in the row was chosen."),
+            _c(
+                "status",
+                "string",
+                "unverified when no official document names the size; else the weakest status "
+                "of the row's core values (unresolved < resolved < single_source < agreed).",
+            ),
+            _c(
+                "confidence",
+                "float",
+                "Lowest confidence among the row's core values (the columns from vcpus to network_bandwidth_mbps).",
+                "probability",
+            ),
+            _c("linked_to", "string", "For an unverified size: the official size it most likely is."),
+            _c("link_evidence", "string", "Why linked_to was chosen."),
+            _c("value_basis", "string", "How each value in the row was chosen (see `facts` for each value's reason)."),
         ]
     )
     return tuple(cols)
 
+
+CORE_ATTRIBUTES = frozenset(
+    {
+        "vcpus",
+        "memory_gib",
+        "gpu_count",
+        "gpu_model",
+        "gpu_memory_gib",
+        "temp_storage_gib",
+        "max_data_disks",
+        "uncached_disk_iops",
+        "uncached_disk_mbps",
+        "max_nics",
+        "network_bandwidth_mbps",
+    }
+)
+"""The columns every analyst asks for; a row's status and confidence are taken over these."""
 
 VM_SIZE_ATTRIBUTES = (
     "vcpus",
@@ -125,6 +206,14 @@ VM_SIZE_ATTRIBUTES = (
     "cpu_model",
     "interconnect",
     "lifecycle",
+    "cpu_vendor",
+    "premium_storage",
+    "infiniband",
+    "nvlink",
+    "accelerated_networking",
+    "live_migration",
+    "generation_1_vms",
+    "generation_2_vms",
 )
 
 
@@ -134,5 +223,7 @@ def tables() -> dict[str, tuple[Column, ...]]:
         "documents": DOCUMENTS,
         "claims": CLAIMS,
         "vm_sizes": _vm_size_columns(),
+        "facts": FACTS,
+        "conflicts": CONFLICTS,
         "diagnostics": DIAGNOSTICS,
     }

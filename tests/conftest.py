@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import compute
+from pipeline.builder import compute
 from pipeline.records import BuildResult
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,7 +23,7 @@ def shipped() -> BuildResult:
 @pytest.fixture(scope="session")
 def shipped_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped sources built into a temporary output folder."""
-    from pipeline.build import build
+    from pipeline.builder import build
 
     out = tmp_path_factory.mktemp("build") / "output"
     build(SOURCES, out)

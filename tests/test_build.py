@@ -27,10 +27,19 @@ def test_every_table_is_written_as_parquet_and_csv_with_the_same_columns(shipped
 def test_vm_sizes_loads_with_pandas_with_proper_dtypes(shipped_output: Path) -> None:
     df = pd.read_parquet(shipped_output / "vm_sizes.parquet")
     expected = {
-        "size": "string", "series": "string", "vcpus": "Int64", "memory_gib": "Float64", "gpu_count": "Float64",
-        "gpu_model": "string", "gpu_memory_gib": "Float64", "temp_storage_gib": "Float64",
-        "max_data_disks": "Int64", "uncached_disk_iops": "Int64", "uncached_disk_mbps": "Float64",
-        "max_nics": "Int64", "network_bandwidth_mbps": "Float64",
+        "size": "string",
+        "series": "string",
+        "vcpus": "Int64",
+        "memory_gib": "Float64",
+        "gpu_count": "Float64",
+        "gpu_model": "string",
+        "gpu_memory_gib": "Float64",
+        "temp_storage_gib": "Float64",
+        "max_data_disks": "Int64",
+        "uncached_disk_iops": "Int64",
+        "uncached_disk_mbps": "Float64",
+        "max_nics": "Int64",
+        "network_bandwidth_mbps": "Float64",
     }
     assert {k: str(df[k].dtype) for k in expected} == expected
     assert df["size"].is_unique

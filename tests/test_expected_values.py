@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import compute
+from pipeline.builder import compute
 from pipeline.records import Claim
 
 SOURCES = Path(__file__).parent.parent / "sources"
@@ -320,9 +320,7 @@ def test_value_read_from_document(
     claims: tuple[Claim, ...], document: str, line: int, size: str, attribute: str, expected: Value
 ) -> None:
     found = [
-        c
-        for c in claims
-        if c.document == document and c.line == line and c.entity == size and c.attribute == attribute
+        c for c in claims if c.document == document and c.line == line and c.entity == size and c.attribute == attribute
     ]
     assert found, f"no {attribute} claim for {size} at {document}:{line}"
     assert any(_matches(expected, c) for c in found), (
@@ -336,8 +334,6 @@ def test_value_read_from_document(
 def test_sizes_from_document_tables(claims: tuple[Claim, ...], document: str) -> None:
     expected = {size for doc, _line, size, _values in ROWS if doc == document}
     found = {
-        c.entity
-        for c in claims
-        if c.document == document and c.entity_kind == "size" and c.table_index is not None
+        c.entity for c in claims if c.document == document and c.entity_kind == "size" and c.table_index is not None
     }
     assert found == expected

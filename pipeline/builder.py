@@ -14,10 +14,11 @@ from typing import Any
 from pipeline import knowledge, schema
 from pipeline.extract import extract
 from pipeline.names import parse_size
-from pipeline.normalize import Normalized, normalize, source_family
+from pipeline.normalize import normalize, source_family
 from pipeline.read import Limits, read_all
-from pipeline.reconcile import doc_infos, most_authoritative
+from pipeline.reconcile import Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, Diagnostic, Document, Extraction
+from pipeline.registry import Source, classify, load_registry
 from pipeline.write import frame, output_lock, recover, staging_folder, swap_in, write_table
 
 Progress = Callable[[str], None]
@@ -85,17 +86,34 @@ def compute(
             if progress:
                 progress(f"read {len(documents)} documents")
     diagnostics.extend(_include_diagnostics(extractions, {d.path for d in documents}))
+    entries, reg_diags = load_registry(sources) if sources.is_dir() else ([], [])
+    diagnostics.extend(reg_diags)
+    sources_by_doc: dict[str, Source] = {}
+    for d in documents:
+        src, diag = classify(d, entries)
+        sources_by_doc[d.path] = src
+        if diag:
+            diagnostics.append(diag)
     norm = normalize(extractions, know)
     diagnostics.extend(norm.diagnostics)
+    rec = reconcile(norm.claims, sources_by_doc, know)
+    claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, extractions, norm, diagnostics)
+    frames = _frames(documents, extractions, claims, rec, sources_by_doc, diagnostics)
     result = BuildResult(
         documents=tuple(documents),
-        claims=norm.claims,
+        claims=claims,
         diagnostics=tuple(diagnostics),
         tables={k: len(v) for k, v in frames.items()},
+        facts=rec.facts,
+        conflicts=rec.conflicts,
+        links=rec.links,
     )
     return result, frames
+
+
+def _claim_order(c: Claim) -> tuple[object, ...]:
+    return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
 def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> list[Diagnostic]:
@@ -118,13 +136,14 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
 def _frames(
     documents: Sequence[Document],
     extractions: Sequence[Extraction],
-    norm: Normalized,
+    claims: Sequence[Claim],
+    rec: Reconciled,
+    sources: dict[str, Source],
     diagnostics: Sequence[Diagnostic],
 ) -> dict[str, Any]:
     cols = schema.tables()
-    per_doc = Counter(c.document for c in norm.claims)
+    per_doc = Counter(c.document for c in claims)
     subjects = {ex.document.path: ex.subject for ex in extractions}
-    kinds = {d.path: source_family(d).kind for d in documents}
     doc_rows = [
         {
             "document": d.path,
@@ -135,58 +154,102 @@ def _frames(
             "as_of": d.metadata.date,
             "date_field": d.metadata.date_field,
             "service": d.metadata.service,
-            "canonical_url": d.metadata.canonical_url,
+            "canonical_url": sources[d.path].canonical_url,
             "tags": "; ".join(d.metadata.tags) or None,
             "family": source_family(d).name,
-            "kind": kinds[d.path],
+            "kind": sources[d.path].kind,
+            "publisher": sources[d.path].publisher,
+            "licence": sources[d.path].licence,
+            "trust": sources[d.path].trust,
+            "classified_by": sources[d.path].classified_by,
             "subject": subjects.get(d.path),
             "lines": d.text.count("\n") + 1,
             "claims": per_doc.get(d.path, 0),
         }
         for d in documents
     ]
-    claim_rows = [asdict(c) for c in norm.claims]
+    fact_rows = [
+        {
+            **{k: v for k, v in asdict(f).items() if k not in ("supporting", "contradicting", "checks_failed")},
+            "supporting_claims": " ".join(f.supporting),
+            "contradicting_claims": " ".join(f.contradicting) or None,
+            "checks_failed": "; ".join(f.checks_failed) or None,
+        }
+        for f in rec.facts
+    ]
+    conflict_rows = [
+        {
+            **asdict(c),
+            "claims": " ".join(c.claims),
+            "documents": "; ".join(c.documents),
+            "kinds": ", ".join(c.kinds),
+            "checks_failed": "; ".join(c.checks_failed) or None,
+            "note": c.note or None,
+        }
+        for c in rec.conflicts
+    ]
     return {
         "documents": frame(doc_rows, cols["documents"]),
-        "claims": frame(claim_rows, cols["claims"]),
-        "vm_sizes": frame(_vm_size_rows(documents, norm.claims, kinds), cols["vm_sizes"]),
+        "claims": frame(
+            [{**asdict(c), "checks_failed": "; ".join(rec.checks.get(c.claim_id, ())) or None} for c in claims],
+            cols["claims"],
+        ),
+        "vm_sizes": frame(_vm_size_rows(claims, rec), cols["vm_sizes"]),
+        "facts": frame(fact_rows, cols["facts"]),
+        "conflicts": frame(conflict_rows, cols["conflicts"]),
         "diagnostics": frame([asdict(d) for d in diagnostics], cols["diagnostics"]),
     }
 
 
-def _vm_size_rows(
-    documents: Sequence[Document], claims: Sequence[Claim], kinds: dict[str, str]
-) -> list[dict[str, Any]]:
-    docs = doc_infos(documents, kinds)
-    winners = most_authoritative(claims, docs)
-    sizes = sorted({c.entity for c in claims if c.entity_kind == "size" and parse_size(c.entity)})
+STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
+
+
+def _vm_size_rows(claims: Sequence[Claim], rec: Reconciled) -> list[dict[str, Any]]:
+    """One row per size, every value taken from `facts`."""
+    facts: dict[str, dict[str, Fact]] = defaultdict(dict)
+    for f in rec.facts:
+        if f.entity_kind == "size":
+            facts[f.entity][f.attribute] = f
     size_docs: dict[str, set[str]] = defaultdict(set)
     for c in claims:
         if c.entity_kind == "size":
             size_docs[c.entity].add(c.document)
+    links = {lk.entity: lk for lk in rec.links}
+    int_columns = {c.name for c in schema.tables()["vm_sizes"] if c.type == "int"}
     rows = []
-    for size in sizes:
+    for size in sorted(s for s in facts if parse_size(s)):
         row: dict[str, Any] = {"size": size}
-        series = winners.get((size, "series"))
+        chosen = facts[size]
+        series = chosen.get("series")
         row["series"] = series.value_text if series else None
+        used: list[Fact] = [series] if series else []
         for attr in schema.VM_SIZE_ATTRIBUTES:
-            w = winners.get((size, attr))
-            if w is None:
-                row[attr] = None
-            elif w.value_number is not None:
-                row[attr] = int(w.value_number) if _is_int_column(attr) else w.value_number
-            elif w.value_bool is not None:
-                row[attr] = w.value_bool
-            else:
-                row[attr] = w.value_text
+            value = chosen.get(attr)
+            row[attr] = _cell(value, attr in int_columns)
+            if value is not None and attr in schema.CORE_ATTRIBUTES:
+                used.append(value)
+        statuses = {f.status for f in used}
+        if "unverified" in statuses:
+            row["status"] = "unverified"
+        else:
+            row["status"] = next((s for s in STATUS_ORDER if s in statuses), None)
+        row["confidence"] = min((f.confidence for f in used), default=None)
         row["documents"] = len(size_docs[size])
-        row["value_basis"] = (
-            "most authoritative claim per attribute: official page before blog before third "
-            "party, newer before older, table before text"
-        )
+        lk = links.get(size)
+        row["linked_to"] = lk.linked_to if lk else None
+        row["link_evidence"] = lk.evidence if lk else None
+        row["value_basis"] = "each value is the fact chosen by reconciliation; see facts.reason for why"
         rows.append(row)
     return rows
 
 
-def _is_int_column(attr: str) -> bool:
-    return any(c.name == attr and c.type == "int" for c in schema.tables()["vm_sizes"])
+def _cell(f: Fact | None, integer: bool) -> Any:
+    if f is None or (f.range_min is not None and f.range_max is not None and f.range_min != f.range_max):
+        return None
+    if f.value_number is not None:
+        if integer:
+            return int(f.value_number) if float(f.value_number).is_integer() else None
+        return f.value_number
+    if f.value_bool is not None:
+        return f.value_bool
+    return f.value_text

@@ -1,0 +1,100 @@
+"""`explain(size, attribute)`: everything behind one value, for a person.
+
+Reads the tables a build wrote (never the documents), so what it shows is exactly what
+analysts have: each claim with document, line and raw text, the checks, the winner and why.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.names import parse_size
+
+CHECKS = {
+    "vcpus": "vcpus_name: the vCPU count in the size name",
+    "gpu_model": "gpu_model_memory: the model is made with the stated per-GPU memory",
+    "gpu_memory_gib": "gpu_model_memory: the GPU model is made with this memory size; series_range",
+    "gpu_memory_total_gib": "gpu_total: GPU count x per-GPU memory = total",
+    "network_bandwidth_mbps": "plausible_per_vcpu: bandwidth per vCPU above the floor in attributes.toml",
+}
+"""Checks applied per attribute, besides `series_range` (every number of a size must lie
+within its series' official range)."""
+
+
+class NotFound(LookupError):
+    """The entity or attribute is not in the dataset."""
+
+
+def _entity(facts: pd.DataFrame, name: str) -> str:
+    entities = set(facts["entity"].dropna())
+    if name in entities:
+        return name
+    size = parse_size(name)
+    if size and size.canonical in entities:
+        return size.canonical
+    folded = {e.casefold().replace("_", " "): e for e in entities}
+    key = name.casefold().replace("_", " ")
+    if key in folded:
+        return str(folded[key])
+    close = sorted(e for e in entities if key.replace(" ", "") in e.casefold().replace("_", ""))[:5]
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise NotFound(f"{name!r} is not a size or series in the dataset{hint}")
+
+
+def explain(entity: str, attribute: str | None = None, out: Path = Path("output")) -> str:
+    """A readable account of the value(s) of one entity, built from the output tables."""
+    facts = pd.read_parquet(out / "facts.parquet")
+    claims = pd.read_parquet(out / "claims.parquet").set_index("claim_id")
+    conflicts = pd.read_parquet(out / "conflicts.parquet")
+    sizes = pd.read_parquet(out / "vm_sizes.parquet").set_index("size")
+    name = _entity(facts, entity)
+    mine = facts[facts["entity"] == name].sort_values("attribute")
+    if attribute is not None:
+        mine = mine[mine["attribute"] == attribute]
+        if mine.empty:
+            known = ", ".join(sorted(facts[facts["entity"] == name]["attribute"]))
+            raise NotFound(f"{name} has no value for {attribute!r}; it has: {known}")
+    lines = [f"{name}"]
+    if name in sizes.index and "status" in sizes.columns:
+        row = sizes.loc[name]
+        lines[0] += f"  ({row['status']}, lowest confidence {row['confidence']:.3f})"
+        if pd.notna(row["linked_to"]):
+            lines.append(f"  unverified: linked to {row['linked_to']} because {row['link_evidence']}")
+    for _, f in mine.iterrows():
+        unit = f" {f['unit']}" if pd.notna(f["unit"]) and f["unit"] != "count" else ""
+        lines.append("")
+        lines.append(f"{f['attribute']} = {f['value']}{unit}   [{f['status']}, confidence {f['confidence']:.3f}]")
+        lines.append(f"  why: {f['reason']}")
+        if pd.notna(f["inherited_from"]):
+            lines.append(f"  inherited from series {f['inherited_from']}")
+        check = CHECKS.get(str(f["attribute"]))
+        lines.append(
+            f"  checks: {check or 'none beyond series_range'}"
+            + (f"; the winner fails {f['checks_failed']}" if pd.notna(f["checks_failed"]) else "")
+        )
+        ids = [("+", i) for i in str(f["supporting_claims"]).split()]
+        if pd.notna(f["contradicting_claims"]):
+            ids += [("-", i) for i in str(f["contradicting_claims"]).split()]
+        lines.append("  claims (+ supports the chosen value, - contradicts it):")
+        for sign, cid in ids:
+            if cid not in claims.index:
+                continue
+            c = claims.loc[cid]
+            cu = f" {c['unit']}" if pd.notna(c["unit"]) and c["unit"] != "count" else ""
+            where = f"{c['document']}:{c['line']}"
+            via = f" (series {c['entity']})" if c["entity"] != name else ""
+            lines.append(f"   {sign} {c['value']}{cu}  {where}{via}  [{c['method']}]  {str(c['raw_text'])[:80]!r}")
+            if pd.notna(c["interpretation"]):
+                lines.append(f"       read as: {c['interpretation']}")
+            if pd.notna(c["checks_failed"]):
+                lines.append(f"       fails: {c['checks_failed']}")
+        linked = conflicts[
+            (conflicts["entity"] == name)
+            & (conflicts["attribute"] == f["attribute"])
+            & conflicts["note"].fillna("").str.startswith("value of the linked")
+        ]
+        for _, lc in linked.iterrows():
+            lines.append(f"  linked official value: {lc['value']} at {lc['documents']}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,166 @@
+"""Who published each document, and how far it is trusted.
+
+The registry (`sources/registry.toml`) names publisher, kind, canonical URL and licence;
+a document it does not list is classified from its own evidence (Microsoft Learn
+front-matter, a canonical URL's domain, no front-matter at all) and the build says so.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from pipeline.records import Diagnostic, Document
+
+REGISTRY_FILE = "registry.toml"
+KINDS = ("official_spec", "vendor_blog", "third_party")
+
+
+@dataclass(frozen=True, slots=True)
+class Tier:
+    name: str
+    rank: int
+    weight: float
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A document as a source of claims."""
+
+    document: str
+    publisher: str
+    kind: str
+    canonical_url: str | None
+    licence: str | None
+    trust: float
+    as_of: dt.date | None
+    classified_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    pattern: str
+    publisher: str
+    kind: str
+    canonical_url: str | None
+    licence: str | None
+    trust: float | None
+
+
+def _sources_table() -> dict[str, Any]:
+    text = resources.files("pipeline").joinpath("knowledge").joinpath("sources.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def tiers() -> dict[str, Tier]:
+    return {
+        name: Tier(name, int(t["rank"]), float(t["weight"]), str(t["label"]))
+        for name, t in _sources_table()["tier"].items()
+    }
+
+
+def load_registry(sources: Path) -> tuple[list[_Entry], list[Diagnostic]]:
+    path = sources / REGISTRY_FILE
+    if not path.is_file():
+        return [], [
+            Diagnostic(
+                "info",
+                "registry-missing",
+                REGISTRY_FILE,
+                None,
+                "no source registry; every document is classified from its own evidence",
+            )
+        ]
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return [], [Diagnostic("error", "registry-invalid", REGISTRY_FILE, None, f"registry is not valid TOML: {exc}")]
+    entries: list[_Entry] = []
+    diags: list[Diagnostic] = []
+    for i, raw in enumerate(data.get("source", []), start=1):
+        kind = raw.get("kind")
+        if not isinstance(raw.get("path"), str) or kind not in KINDS:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "registry-invalid",
+                    REGISTRY_FILE,
+                    None,
+                    f"entry {i} needs a path and a kind among {', '.join(KINDS)}",
+                )
+            )
+            continue
+        trust = raw.get("trust")
+        if trust is not None and not (isinstance(trust, (int, float)) and 0 <= trust <= 1):
+            diags.append(
+                Diagnostic(
+                    "error", "registry-invalid", REGISTRY_FILE, None, f"entry {i}: trust must be a number from 0 to 1"
+                )
+            )
+            trust = None
+        entries.append(
+            _Entry(
+                raw["path"],
+                str(raw.get("publisher", "unknown")),
+                kind,
+                raw.get("canonical_url"),
+                raw.get("licence"),
+                float(trust) if trust is not None else None,
+            )
+        )
+    return entries, diags
+
+
+def classify(doc: Document, entries: list[_Entry]) -> tuple[Source, Diagnostic | None]:
+    """The registry's word on a document, else what its own evidence says."""
+    tier = tiers()
+    for e in entries:
+        if fnmatch.fnmatchcase(doc.path, e.pattern):
+            return Source(
+                doc.path,
+                e.publisher,
+                e.kind,
+                e.canonical_url or doc.metadata.canonical_url,
+                e.licence,
+                e.trust if e.trust is not None else tier[e.kind].weight,
+                doc.metadata.date,
+                "registry",
+            ), None
+    kind, why = _evidence(doc)
+    source = Source(
+        doc.path,
+        "unknown",
+        kind,
+        doc.metadata.canonical_url,
+        None,
+        tier[kind].weight,
+        doc.metadata.date,
+        f"evidence: {why}",
+    )
+    return source, Diagnostic(
+        "info", "source-unregistered", doc.path, None, f"not in {REGISTRY_FILE}; classified as {kind} because {why}"
+    )
+
+
+def _evidence(doc: Document) -> tuple[str, str]:
+    keys = doc.metadata.keys
+    if any(k.startswith("ms.") for k in keys):
+        return "official_spec", "its front-matter has Microsoft Learn ms.* keys"
+    url = doc.metadata.canonical_url
+    if url:
+        host = (urlparse(url).hostname or "").lower()
+        domains: dict[str, str] = _sources_table().get("domain", {})
+        for domain, kind in domains.items():
+            if host == domain or host.endswith("." + domain):
+                return kind, f"its canonical URL is on {domain}"
+        return "third_party", f"its canonical URL is on {host or 'an unknown host'}"
+    if not doc.has_front_matter:
+        return "third_party", "it has no front-matter naming a publisher"
+    return "third_party", "its front-matter names no known publisher"

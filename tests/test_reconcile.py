@@ -1,0 +1,191 @@
+"""Reconciliation on the shipped sources: the decisions an analyst relies on, each asserted."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.names import parse_size
+from pipeline.reconcile import Conflict, Fact
+from pipeline.records import BuildResult
+
+
+def fact(result: BuildResult, entity: str, attribute: str) -> Fact:
+    found = [f for f in result.facts if f.entity == entity and f.attribute == attribute]
+    assert len(found) == 1, f"{entity}.{attribute}: {len(found)} facts"
+    return found[0]
+
+
+def conflicts(result: BuildResult, entity: str, attribute: str) -> list[Conflict]:
+    return [c for c in result.conflicts if c.entity == entity and c.attribute == attribute]
+
+
+def test_nd40rs_v2_gpu_memory_is_32_from_the_official_page_with_16_as_a_recorded_conflict(
+    shipped: BuildResult,
+) -> None:
+    f = fact(shipped, "Standard_ND40rs_v2", "gpu_memory_gib")
+    assert (f.value_number, f.status) == (32, "resolved")
+    assert f.reason.startswith("Official Microsoft Learn page (2020-02-03) over a third-party page")
+    assert "the third-party value 16 GiB matches the retired ND40s_v2" in f.reason
+    rows = {c.value: c for c in conflicts(shipped, "Standard_ND40rs_v2", "gpu_memory_gib")}
+    assert set(rows) == {"32", "16"}
+    assert rows["32"].won and not rows["16"].won
+    assert rows["16"].documents == ("seeds/thirdparty-azure-nd-series.txt:58",)
+    assert rows["16"].kinds == ("third_party",)
+
+
+@pytest.mark.parametrize("size", ["Standard_NG8", "Standard_NG16", "Standard_NG32"])
+def test_third_party_ng_sizes_a100_conflicts_with_the_official_ngads_v620_gpu(shipped: BuildResult, size: str) -> None:
+    f = fact(shipped, size, "gpu_model")
+    assert (f.value_text, f.status) == ("A100", "unverified")
+    rows = {c.value: c for c in conflicts(shipped, size, "gpu_model")}
+    assert set(rows) == {"A100", "V620"}
+    assert rows["V620"].won and rows["V620"].kinds == ("official_spec",)
+    assert "NGads_V620" in rows["V620"].note or "NG" in rows["V620"].note
+    assert rows["A100"].documents[0].startswith("seeds/thirdparty-azure-ng-series.txt:")
+
+
+@pytest.mark.parametrize(
+    ("size", "official"),
+    [
+        ("Standard_ND6", "Standard_ND6s"),
+        ("Standard_ND12", "Standard_ND12s"),
+        ("Standard_ND24", "Standard_ND24s"),
+    ],
+)
+def test_third_party_nd_v100_16gb_conflicts_with_the_official_p40_24gb(
+    shipped: BuildResult, size: str, official: str
+) -> None:
+    model = {c.value: c for c in conflicts(shipped, size, "gpu_model")}
+    assert set(model) == {"V100", "P40"} and model["P40"].won
+    memory = {c.value: c for c in conflicts(shipped, size, "gpu_memory_gib")}
+    assert set(memory) == {"16", "24"} and memory["24"].won
+    assert fact(shipped, official, "gpu_model").value_text == "P40"
+    assert fact(shipped, official, "gpu_memory_gib").value_number == 24
+
+
+def test_a_value_only_the_gb300_blog_states_is_single_source(shipped: BuildResult) -> None:
+    f = fact(shipped, "ND GB300 v6", "gpus_per_rack")
+    assert (f.value_number, f.status, f.sources) == (72, "single_source", 1)
+    assert f.document == "seeds/blog-nd-gb300-v6-ga-aggregator.txt" and f.line == 28
+    assert "vendor blog post (2025-11-19)" in f.reason
+
+
+def test_a_value_the_blog_and_the_official_summary_both_state_is_agreed(shipped: BuildResult) -> None:
+    f = fact(shipped, "ND GB300 v6", "vms_per_rack")
+    assert (f.value_number, f.status, f.sources) == (18, "agreed", 2)
+
+
+@pytest.mark.parametrize(
+    "size", ["Standard_ND6", "Standard_ND12", "Standard_ND24", "Standard_NG8", "Standard_NG16", "Standard_NG32"]
+)
+def test_sizes_no_official_document_names_are_kept_unverified(shipped: BuildResult, size: str) -> None:
+    facts = [f for f in shipped.facts if f.entity == size]
+    assert facts and all(f.status == "unverified" for f in facts)
+
+
+@pytest.mark.parametrize(
+    ("size", "linked"),
+    [
+        ("Standard_ND6", "Standard_ND6s"),
+        ("Standard_ND12", "Standard_ND12s"),
+        ("Standard_ND24", "Standard_ND24s"),
+        ("Standard_NG8", "Standard_NG8ads_V620_v1"),
+        ("Standard_NG16", "Standard_NG16ads_V620_v1"),
+        ("Standard_NG32", "Standard_NG32ads_V620_v1"),
+    ],
+)
+def test_unverified_sizes_are_linked_to_the_closest_official_size(shipped: BuildResult, size: str, linked: str) -> None:
+    links = {lk.entity: lk for lk in shipped.links}
+    assert links[size].linked_to == linked
+    assert "vCPUs in the name" in links[size].evidence
+
+
+def test_newer_official_page_supersedes_older_one_of_the_same_tier(shipped: BuildResult) -> None:
+    f = fact(shipped, "ND A100 v4", "accelerated_networking")
+    assert (f.value_bool, f.status) == (True, "resolved")
+    assert "supersedes the 2021-05-26 value false" in f.reason
+    old = [c for c in conflicts(shipped, "ND A100 v4", "accelerated_networking") if not c.won]
+    assert [(c.value, c.superseded, c.documents) for c in old] == [
+        ("false", True, ("seeds/seed-nd-a100-v4-series-2021.txt:35",))
+    ]
+
+
+def test_series_values_are_inherited_by_sizes_that_state_none(shipped: BuildResult) -> None:
+    f = fact(shipped, "Standard_ND24s", "gpu_model")
+    assert (f.value_text, f.inherited_from) == ("P40", "ND")
+    assert f.reason.startswith("Inherited from series ND:")
+
+
+def test_a_size_value_failing_a_physical_check_loses_to_the_series_value(shipped: BuildResult) -> None:
+    f = fact(shipped, "Standard_ND128isr_GB300_v6", "network_bandwidth_mbps")
+    assert (f.value_number, f.inherited_from, f.status) == (160000, "ND GB300 v6", "resolved")
+    assert "value 160 Mbps fails plausible_per_vcpu" in f.reason
+
+
+def test_size_series_comes_from_the_official_page_over_the_third_party_page(shipped: BuildResult) -> None:
+    f = fact(shipped, "Standard_ND40rs_v2", "series")
+    assert (f.value_text, f.status) == ("NDv2", "resolved")
+
+
+def test_every_fact_has_a_reason_confidence_and_support(shipped: BuildResult) -> None:
+    for f in shipped.facts:
+        assert 0 <= f.confidence <= 1
+        assert f.status in {"agreed", "resolved", "single_source", "unverified", "unresolved"}
+        assert f.reason.endswith(".") and f.supporting
+
+
+# --------------------------------------------------------------- the naming convention
+
+
+def size_names(result: BuildResult) -> set[str]:
+    return {c.entity for c in result.claims if c.entity_kind == "size"}
+
+
+def test_every_size_name_in_the_sources_follows_the_convention(shipped: BuildResult) -> None:
+    names = size_names(shipped)
+    assert names == {
+        "Standard_ND6s",
+        "Standard_ND12s",
+        "Standard_ND24s",
+        "Standard_ND24rs",
+        "Standard_ND40rs_v2",
+        "Standard_ND40s_v2",
+        "Standard_ND96asr_v4",
+        "Standard_ND128isr_GB300_v6",
+        "Standard_ND128isrG5_GB300_v6",
+        "Standard_NG8ads_V620_v1",
+        "Standard_NG16ads_V620_v1",
+        "Standard_NG32ads_V620_v1",
+        "Standard_NG32adms_V620_v1",
+        "Standard_ND6",
+        "Standard_ND12",
+        "Standard_ND24",
+        "Standard_NG8",
+        "Standard_NG16",
+        "Standard_NG32",
+    }
+    assert all(parse_size(n) is not None for n in names)
+
+
+def test_name_vcpus_agree_with_table_vcpus_for_every_size(shipped: BuildResult) -> None:
+    table = {(c.entity, c.value_number) for c in shipped.claims if c.attribute == "vcpus" and c.method == "table"}
+    for entity, vcpus in table:
+        size = parse_size(entity)
+        assert size is not None and size.vcpus == vcpus, entity
+
+
+@pytest.mark.parametrize(
+    ("name", "claims"),
+    [
+        (
+            "Standard_ND96asr_v4",
+            {("vcpus", "96"), ("premium_storage", "true"), ("infiniband", "true"), ("cpu_vendor", "AMD")},
+        ),
+        ("Standard_ND40rs_v2", {("vcpus", "40"), ("premium_storage", "true"), ("infiniband", "true")}),
+        ("Standard_NG8ads_V620_v1", {("vcpus", "8"), ("premium_storage", "true"), ("cpu_vendor", "AMD")}),
+        ("Standard_ND6", {("vcpus", "6")}),
+    ],
+)
+def test_the_name_is_a_separate_weaker_source(shipped: BuildResult, name: str, claims: set[tuple[str, str]]) -> None:
+    found = {(c.attribute, c.value) for c in shipped.claims if c.entity == name and c.method == "name_convention"}
+    assert found == claims
