@@ -9,11 +9,12 @@ SOURCES ?= sources
 OUT ?= output
 STRICT ?=
 
-.PHONY: build test lint typecheck clean help
+.PHONY: build test drift lint typecheck clean help
 
 help:
 	@echo "make build [SOURCES=dir] [OUT=dir] [STRICT=1]   build the dataset"
 	@echo "make test                                      lint, type-check, run the tests"
+	@echo "make drift [FORMAT=text|markdown|json]         what sources/ would change in output/"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,6 +24,10 @@ $(STAMP): pyproject.toml
 
 build: $(STAMP)
 	$(BIN)/python -m pipeline build --sources $(SOURCES) --out $(OUT) $(if $(STRICT),--strict)
+
+# Build into a temporary folder and compare with the committed output/ (exit 1 on drift).
+drift: $(STAMP)
+	$(BIN)/python -m pipeline drift --sources $(SOURCES) --against $(OUT) $(if $(FORMAT),--format $(FORMAT))
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check pipeline tests

@@ -1,7 +1,7 @@
 """GPU VM documentation pipeline: documents in, a dataset with provenance out.
 
-The public surface is small on purpose: `build(sources, out)`, `explain(entity, attribute)`
-and the records they return. Names are loaded on first use so that the command line's
+The public surface is small on purpose: `build(sources, out)`, `drift(old, new)`,
+`explain(entity, attribute)` and the records they return. Names are loaded on first use so that the command line's
 `--help` does not wait for pandas and pyarrow to import.
 """
 
@@ -14,6 +14,7 @@ _EXPORTS = {
     "build": "pipeline.builder",
     "Settings": "pipeline.builder",
     "explain": "pipeline.explainer",
+    "drift": "pipeline.differ",
     "BuildResult": "pipeline.records",
     "Claim": "pipeline.records",
     "Diagnostic": "pipeline.records",

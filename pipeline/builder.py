@@ -5,6 +5,7 @@ This module only wires the stages together and turns their records into table ro
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -18,10 +19,11 @@ from pipeline.normalize import normalize, source_family
 from pipeline.read import Limits, read_all
 from pipeline.reconcile import Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, Diagnostic, Document, Extraction
-from pipeline.registry import Source, classify, load_registry
-from pipeline.write import frame, output_lock, recover, staging_folder, swap_in, write_table
+from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
+from pipeline.write import frame, output_lock, recover, staging_folder, swap_in, write_json, write_table
 
 Progress = Callable[[str], None]
+PIPELINE_VERSION = "0.1.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,9 @@ class Settings:
     """Knobs a maintainer may turn; the defaults suit the shipped corpus."""
 
     limits: Limits = field(default_factory=Limits)
+    stale_after_days: int = 730
+    """A fact whose only support is this much older than another document about the same
+    entity is flagged stale."""
 
 
 def build(
@@ -44,6 +49,7 @@ def build(
         cols = schema.tables()
         for name, df in frames.items():
             write_table(df, cols[name], name, stage)
+        write_json(stage / "manifest.json", manifest(sources, result, stage))
         swap_in(stage, out)
     return result
 
@@ -96,7 +102,7 @@ def compute(
             diagnostics.append(diag)
     norm = normalize(extractions, know)
     diagnostics.extend(norm.diagnostics)
-    rec = reconcile(norm.claims, sources_by_doc, know)
+    rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days)
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     frames = _frames(documents, extractions, claims, rec, sources_by_doc, diagnostics)
@@ -114,6 +120,25 @@ def compute(
 
 def _claim_order(c: Claim) -> tuple[object, ...]:
     return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
+
+
+def manifest(sources: Path, result: BuildResult, folder: Path) -> dict[str, Any]:
+    """What went in and what came out, by content hash: drift's first, cheapest question."""
+    inputs = {d.path: d.sha256 for d in result.documents}
+    registry = sources / REGISTRY_FILE
+    if registry.is_file():
+        inputs[REGISTRY_FILE] = hashlib.sha256(registry.read_bytes()).hexdigest()
+    outputs = {
+        name: {"rows": rows, "sha256": hashlib.sha256((folder / f"{name}.csv").read_bytes()).hexdigest()}
+        for name, rows in sorted(result.tables.items())
+    }
+    return {
+        "schema_version": schema.SCHEMA_VERSION,
+        "pipeline_version": PIPELINE_VERSION,
+        "knowledge_sha256": knowledge.fingerprint(),
+        "inputs": dict(sorted(inputs.items())),
+        "outputs": outputs,
+    }
 
 
 def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> list[Diagnostic]:

@@ -66,6 +66,25 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_drift(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from pipeline.builder import build
+    from pipeline.differ import drift as compare
+    from pipeline.differ import render_json, render_markdown, render_text
+
+    against = Path(args.against)
+    with tempfile.TemporaryDirectory(prefix="pipeline-drift-") as tmp:
+        fresh = Path(tmp) / "output"
+        build(Path(args.sources), fresh)
+        report = compare(against, fresh)
+    render = {"text": render_text, "markdown": render_markdown, "json": render_json}[args.format]
+    text = render(report)
+    text = text.replace(str(fresh), f"a fresh build of {args.sources}")
+    print(text, end="")
+    return 1 if report.differs else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pipeline",
@@ -101,6 +120,19 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("attribute", nargs="?", help="one attribute (default: all)")
     e.add_argument("--out", default="output", help="output folder to read (default: output)")
     e.set_defaults(func=cmd_explain)
+    d = sub.add_parser(
+        "drift",
+        help="report what the documents would change in the committed output",
+        description="Build --sources into a temporary folder and compare it, table by table and "
+        "value by value, with --against. Exit 0 when they match, 1 when they differ.",
+        epilog="example:\n  python -m pipeline drift\n"
+        '  python -m pipeline drift --format markdown >> "$GITHUB_STEP_SUMMARY"',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    d.add_argument("--sources", default="sources", help="folder of documents (default: sources)")
+    d.add_argument("--against", default="output", help="committed output folder (default: output)")
+    d.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="report format")
+    d.set_defaults(func=cmd_drift)
     return p
 
 

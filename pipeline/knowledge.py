@@ -7,6 +7,7 @@ without touching logic; this module only loads and indexes them.
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import tomllib
 from collections.abc import Mapping
@@ -137,6 +138,16 @@ class Knowledge:
 
     def all_gpu_memory_sizes(self) -> frozenset[float]:
         return frozenset(m for g in self.gpus for m in g.memory_gib)
+
+
+def fingerprint() -> str:
+    """SHA-256 over every knowledge table, so a changed synonym or unit shows in the manifest."""
+    digest = hashlib.sha256()
+    folder = resources.files("pipeline").joinpath("knowledge")
+    for name in sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml")):
+        digest.update(name.encode())
+        digest.update(folder.joinpath(name).read_bytes())
+    return digest.hexdigest()
 
 
 def _table(name: str) -> dict[str, Any]:

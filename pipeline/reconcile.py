@@ -14,7 +14,7 @@ import datetime as dt
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pipeline import knowledge
 from pipeline.knowledge import Knowledge
@@ -128,8 +128,14 @@ def _vote_key(v: _Vote) -> tuple[float, int, str]:
     return (v.weight, v.as_of.toordinal() if v.as_of else 0, v.claim.claim_id)
 
 
-def reconcile(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge | None = None) -> Reconciled:
-    """Facts, conflicts and links for every entity the claims mention."""
+def reconcile(
+    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge | None = None, stale_after_days: int = 730
+) -> Reconciled:
+    """Facts, conflicts and links for every entity the claims mention.
+
+    A fact whose newest support is more than `stale_after_days` older than the newest
+    document about the same entity is flagged stale: a newer page says nothing about it.
+    """
     know = know or knowledge.load()
     tier = tiers()
     name_claims = _name_claims(claims, sources)
@@ -169,6 +175,12 @@ def reconcile(claims: Sequence[Claim], sources: Mapping[str, Source], know: Know
     links = _links(kinds, official, facts)
     conflicts.extend(_link_conflicts(links, facts, by_key))
     linked = {lk.entity: lk for lk in links}
+    newest_doc: dict[str, tuple[dt.date, str]] = {}
+    for c in claims:
+        when = sources[c.document].as_of
+        if when and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
+            newest_doc[c.entity] = (when, c.document)
+    dates = {c.claim_id: sources[c.document].as_of for c in claims}
     final = []
     for key, fact in sorted(facts.items()):
         reason = fact.reason
@@ -181,6 +193,15 @@ def reconcile(claims: Sequence[Claim], sources: Mapping[str, Source], know: Know
             sibling = _sibling_match(key[0], key[1], rivals[key], facts)
             if sibling:
                 reason += f" matches {sibling}"
+        support = max((d for i in fact.supporting if (d := dates.get(i))), default=None)
+        latest = newest_doc.get(key[0])
+        stale = bool(support and latest and (latest[0] - support).days > stale_after_days)
+        if stale and latest and support:
+            reason += (
+                f"; stale: its newest support ({support.isoformat()}) is {(latest[0] - support).days} days "
+                f"older than {latest[1]} ({latest[0].isoformat()})"
+            )
+            fact = replace(fact, stale=True)
         final.append(_with_reason(fact, reason[:1].upper() + reason[1:] + "."))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(name_claims), checks)
@@ -191,8 +212,6 @@ def _unit(unit: str | None) -> str:
 
 
 def _with_reason(fact: Fact, reason: str) -> Fact:
-    from dataclasses import replace
-
     return replace(fact, reason=reason)
 
 

@@ -1,0 +1,426 @@
+"""`drift(old, new)`: what changed between two builds, value by value.
+
+Reads only what the write stage wrote. Tables are compared by content (pyarrow tables,
+not file bytes: Parquet bytes carry library versions), and the differences are reported
+the way a maintainer thinks about them: documents, sizes, series, facts, conflicts,
+diagnostics and the schema itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.schema import tables
+
+SECTIONS = ("schema", "documents", "sizes", "series", "facts", "claims", "conflicts", "diagnostics", "tables")
+CONFIDENCE_STEP = 0.0005
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One difference: `kind` is added, removed or changed; `where` is file:line when known."""
+
+    section: str
+    kind: str
+    key: str
+    old: str | None = None
+    new: str | None = None
+    where: str | None = None
+    detail: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DriftReport:
+    changes: tuple[Change, ...]
+    old: str
+    new: str
+
+    @property
+    def differs(self) -> bool:
+        return bool(self.changes)
+
+    def by_section(self) -> dict[str, list[Change]]:
+        out: dict[str, list[Change]] = {s: [] for s in SECTIONS}
+        for c in self.changes:
+            out[c.section].append(c)
+        return {k: v for k, v in out.items() if v}
+
+
+def _read(folder: Path, name: str) -> pa.Table | None:
+    path = folder / f"{name}.parquet"
+    if not path.exists():
+        return None
+    return pq.read_table(path)
+
+
+def _frame(table: pa.Table | None, name: str) -> pd.DataFrame:
+    if table is None:
+        return pd.DataFrame(columns=[c.name for c in tables()[name]])
+    df: pd.DataFrame = table.to_pandas()
+    return df
+
+
+def _s(value: Any) -> str | None:
+    if value is None or (not isinstance(value, (list, tuple)) and pd.isna(value)):
+        return None
+    return str(value)
+
+
+def drift(old: Path, new: Path) -> DriftReport:
+    """Every difference between the output folders `old` and `new`."""
+    changes: list[Change] = []
+    raw = {name: (_read(old, name), _read(new, name)) for name in tables()}
+    changes.extend(_schema(raw))
+    frames = {name: (_frame(a, name), _frame(b, name)) for name, (a, b) in raw.items()}
+    changes.extend(_documents(*frames["documents"]))
+    changes.extend(_entities(*frames["facts"]))
+    changes.extend(_facts(*frames["facts"]))
+    changes.extend(_claims(*frames["claims"]))
+    changes.extend(_conflicts(*frames["conflicts"]))
+    changes.extend(_diagnostics(*frames["diagnostics"]))
+    explained = {c.section for c in changes}
+    for name, (a, b) in raw.items():
+        same = a is not None and b is not None and a.equals(b, check_metadata=False)
+        if not same and name not in explained and not (name == "vm_sizes" and {"facts", "sizes"} & explained):
+            rows_a = 0 if a is None else a.num_rows
+            rows_b = 0 if b is None else b.num_rows
+            changes.append(
+                Change("tables", "changed", name, f"{rows_a} rows", f"{rows_b} rows", detail="content differs")
+            )
+    return DriftReport(tuple(changes), str(old), str(new))
+
+
+def _schema(raw: dict[str, tuple[pa.Table | None, pa.Table | None]]) -> list[Change]:
+    out = []
+    for name, (a, b) in raw.items():
+        if a is None and b is None:
+            continue
+        if a is None or b is None:
+            out.append(Change("schema", "added" if a is None else "removed", name, detail="table"))
+            continue
+        old_fields = {f.name: f.type for f in a.schema}
+        new_fields = {f.name: f.type for f in b.schema}
+        for col in sorted(set(old_fields) - set(new_fields)):
+            out.append(Change("schema", "removed", f"{name}.{col}", str(old_fields[col]), None, detail="column"))
+        for col in sorted(set(new_fields) - set(old_fields)):
+            out.append(Change("schema", "added", f"{name}.{col}", None, str(new_fields[col]), detail="column"))
+        for col in sorted(set(old_fields) & set(new_fields)):
+            if old_fields[col] != new_fields[col]:
+                out.append(
+                    Change(
+                        "schema",
+                        "changed",
+                        f"{name}.{col}",
+                        str(old_fields[col]),
+                        str(new_fields[col]),
+                        detail="column type",
+                    )
+                )
+    return out
+
+
+def _keyed(df: pd.DataFrame, key: Iterable[str]) -> dict[tuple[Any, ...], dict[str, Any]]:
+    cols = list(key)
+    if df.empty:
+        return {}
+    return {tuple(r[c] for c in cols): {str(k): v for k, v in r.items()} for r in df.to_dict("records")}
+
+
+def _documents(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    old, new = _keyed(a, ["document"]), _keyed(b, ["document"])
+    out = []
+    for (doc,) in sorted(set(new) - set(old)):
+        out.append(
+            Change(
+                "documents",
+                "added",
+                doc,
+                None,
+                _s(new[(doc,)]["sha256"])[:12],  # type: ignore[index]
+                detail=f"as_of {_s(new[(doc,)]['as_of']) or 'none'}",
+            )
+        )
+    for (doc,) in sorted(set(old) - set(new)):
+        out.append(Change("documents", "removed", doc, _s(old[(doc,)]["sha256"])[:12], None))  # type: ignore[index]
+    for (doc,) in sorted(set(old) & set(new)):
+        o, n = old[(doc,)], new[(doc,)]
+        if o["sha256"] != n["sha256"] or _s(o["as_of"]) != _s(n["as_of"]):
+            if _s(o["as_of"]) != _s(n["as_of"]):
+                detail = f"as_of {_s(o['as_of']) or 'none'} -> {_s(n['as_of']) or 'none'}"
+            else:
+                detail = f"as_of {_s(n['as_of']) or 'none'} (unchanged)"
+            out.append(
+                Change(
+                    "documents",
+                    "changed",
+                    doc,
+                    f"sha256 {str(o['sha256'])[:12]}",
+                    f"sha256 {str(n['sha256'])[:12]}",
+                    detail=detail,
+                )
+            )
+    return out
+
+
+def _entities(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    out = []
+    for kind, section in (("size", "sizes"), ("series", "series")):
+        old = set(a[a["entity_kind"] == kind]["entity"]) if not a.empty else set()
+        new = set(b[b["entity_kind"] == kind]["entity"]) if not b.empty else set()
+        out += [Change(section, "added", e) for e in sorted(new - old)]
+        out += [Change(section, "removed", e) for e in sorted(old - new)]
+    return out
+
+
+def _unit(row: dict[str, Any]) -> str:
+    unit = _s(row.get("unit"))
+    return f" {unit}" if unit and unit != "count" else ""
+
+
+def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    old, new = _keyed(a, ["entity", "attribute"]), _keyed(b, ["entity", "attribute"])
+    gone = set(a["entity"]) - set(b["entity"]) if not a.empty and not b.empty else set()
+    out = []
+    for key in sorted(set(old) & set(new)):
+        o, n = old[key], new[key]
+        parts = []
+        if o["value"] != n["value"]:
+            parts.append(f"value {o['value']}{_unit(o)} -> {n['value']}{_unit(n)}")
+        if o["status"] != n["status"]:
+            parts.append(f"status {o['status']} -> {n['status']}")
+        if abs(float(o["confidence"]) - float(n["confidence"])) > CONFIDENCE_STEP:
+            parts.append(f"confidence {float(o['confidence']):.3f} -> {float(n['confidence']):.3f}")
+        if parts:
+            out.append(
+                Change(
+                    "facts",
+                    "changed",
+                    f"{key[0]} {key[1]}",
+                    f"{o['value']}{_unit(o)}",
+                    f"{n['value']}{_unit(n)}",
+                    where=f"{n['document']}:{n['line']}",
+                    detail="; ".join(parts) + f"; {n['reason']}",
+                )
+            )
+    for key in sorted(set(new) - set(old)):
+        n = new[key]
+        out.append(
+            Change(
+                "facts",
+                "added",
+                f"{key[0]} {key[1]}",
+                None,
+                f"{n['value']}{_unit(n)}",
+                where=f"{n['document']}:{n['line']}",
+                detail=str(n["status"]),
+            )
+        )
+    for key in sorted(set(old) - set(new)):
+        if key[0] in gone:
+            continue
+        o = old[key]
+        out.append(
+            Change(
+                "facts",
+                "removed",
+                f"{key[0]} {key[1]}",
+                f"{o['value']}{_unit(o)}",
+                None,
+                where=f"{o['document']}:{o['line']}",
+            )
+        )
+    return out
+
+
+def _claims(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    """Claims whose value changed in place (same document, entity, attribute, column)."""
+
+    def group(df: pd.DataFrame) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
+        out: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        if df.empty:
+            return out
+        for r in df.to_dict("records"):
+            key = (r["document"], r["entity"], r["attribute"], _s(r["column"]) or "", r["method"])
+            out.setdefault(key, []).append({str(k): v for k, v in r.items()})
+        return out
+
+    old, new = group(a), group(b)
+    out = []
+    for key in sorted(set(old) & set(new), key=str):
+        ov = sorted(str(r["value"]) for r in old[key])
+        nv = sorted(str(r["value"]) for r in new[key])
+        if ov != nv:
+            r = new[key][0]
+            out.append(
+                Change(
+                    "claims",
+                    "changed",
+                    f"{key[1]} {key[2]}",
+                    ", ".join(ov),
+                    ", ".join(nv),
+                    where=f"{key[0]}:{r['line']}",
+                    detail=f"{key[4]} {key[3]}".strip(),
+                )
+            )
+    for key in sorted(set(new) - set(old), key=str):
+        r = new[key][0]
+        out.append(
+            Change(
+                "claims",
+                "added",
+                f"{key[1]} {key[2]}",
+                None,
+                ", ".join(str(x["value"]) for x in new[key]),
+                where=f"{key[0]}:{r['line']}",
+            )
+        )
+    for key in sorted(set(old) - set(new), key=str):
+        r = old[key][0]
+        out.append(
+            Change(
+                "claims",
+                "removed",
+                f"{key[1]} {key[2]}",
+                ", ".join(str(x["value"]) for x in old[key]),
+                None,
+                where=f"{key[0]}:{r['line']}",
+            )
+        )
+    return out
+
+
+def _conflicts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    old, new = _keyed(a, ["entity", "attribute", "value"]), _keyed(b, ["entity", "attribute", "value"])
+    out = []
+    for key in sorted(set(new) - set(old)):
+        n = new[key]
+        out.append(
+            Change(
+                "conflicts",
+                "appeared",
+                f"{key[0]} {key[1]}",
+                None,
+                f"{key[2]}{_unit(n)}",
+                where=str(n["documents"]),
+                detail="won" if n["won"] else "lost",
+            )
+        )
+    for key in sorted(set(old) - set(new)):
+        o = old[key]
+        out.append(
+            Change(
+                "conflicts",
+                "resolved",
+                f"{key[0]} {key[1]}",
+                f"{key[2]}{_unit(o)}",
+                None,
+                where=str(o["documents"]),
+                detail="no longer in dispute",
+            )
+        )
+    for key in sorted(set(old) & set(new)):
+        if bool(old[key]["won"]) != bool(new[key]["won"]):
+            out.append(
+                Change(
+                    "conflicts",
+                    "changed",
+                    f"{key[0]} {key[1]}",
+                    f"{key[2]} {'won' if old[key]['won'] else 'lost'}",
+                    f"{key[2]} {'won' if new[key]['won'] else 'lost'}",
+                    where=str(new[key]["documents"]),
+                )
+            )
+    return out
+
+
+def _diagnostics(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    cols = ["severity", "code", "document", "line", "message"]
+
+    def rows(df: pd.DataFrame) -> set[tuple[Any, ...]]:
+        return set() if df.empty else {tuple(_s(r[c]) for c in cols) for r in df.to_dict("records")}
+
+    old, new = rows(a), rows(b)
+    out = [
+        Change("diagnostics", "appeared", f"{sev} {code}", None, msg, where=f"{doc}:{line}" if line else doc)
+        for sev, code, doc, line, msg in sorted(new - old, key=str)
+    ]
+    out += [
+        Change("diagnostics", "disappeared", f"{sev} {code}", msg, None, where=f"{doc}:{line}" if line else doc)
+        for sev, code, doc, line, msg in sorted(old - new, key=str)
+    ]
+    return out
+
+
+# ------------------------------------------------------------------------------ rendering
+
+
+def render_text(report: DriftReport, limit: int = 200) -> str:
+    if not report.differs:
+        return f"no drift: {report.new} matches {report.old}\n"
+    lines = [f"drift: {len(report.changes)} difference(s) between {report.old} and {report.new}"]
+    for section, items in report.by_section().items():
+        lines.append(f"\n{section} ({len(items)})")
+        for c in items[:limit]:
+            arrow = f"{c.old or '-'} -> {c.new or '-'}" if c.kind == "changed" else (c.new or c.old or "")
+            where = f"  [{c.where}]" if c.where else ""
+            detail = f"  ({c.detail})" if c.detail else ""
+            lines.append(f"  {c.kind:<11} {c.key}: {arrow}{where}{detail}".rstrip())
+        if len(items) > limit:
+            lines.append(f"  ... {len(items) - limit} more")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str | None) -> str:
+    """Document text made safe for a Markdown table cell: no markup, no HTML."""
+    if not text:
+        return ""
+    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    for ch in "`*_[]":
+        out = out.replace(ch, "\\" + ch)
+    return out
+
+
+def render_markdown(report: DriftReport, limit: int = 200) -> str:
+    if not report.differs:
+        return "### Data drift\n\nNo drift: the committed `output/` matches what `sources/` builds.\n"
+    lines = [
+        "### Data drift",
+        "",
+        f"{len(report.changes)} difference(s). Run `make build` and commit `output/` if they are intended.",
+        "",
+    ]
+    for section, items in report.by_section().items():
+        lines += [
+            f"#### {section} ({len(items)})",
+            "",
+            "| change | what | old | new | where | detail |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in items[:limit]:
+            lines.append(
+                f"| {c.kind} | {_md(c.key)} | {_md(c.old)} | {_md(c.new)} | {_md(c.where)} | {_md(c.detail)} |"
+            )
+        if len(items) > limit:
+            lines.append(f"| ... | {len(items) - limit} more | | | | |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_json(report: DriftReport) -> str:
+    data = {
+        "differs": report.differs,
+        "old": report.old,
+        "new": report.new,
+        "summary": {k: len(v) for k, v in report.by_section().items()},
+        "changes": [asdict(c) for c in report.changes],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

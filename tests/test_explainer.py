@@ -1,0 +1,52 @@
+"""`explain`: what a person sees when asking why a value is what it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline.explainer import NotFound, explain
+
+
+def test_explain_shows_every_claim_the_checks_the_winner_and_why(shipped_output: Path) -> None:
+    text = explain("ND40rs_v2", "gpu_memory_gib", shipped_output)
+    assert text.startswith("Standard_ND40rs_v2")
+    assert "gpu_memory_gib = 32 GiB   [resolved" in text
+    assert "why: Official Microsoft Learn page (2020-02-03) over a third-party page" in text
+    assert "checks: gpu_model_memory" in text
+    assert "   + 32 GiB  seeds/seed-ndv2-series-2020.txt:42  [table]  '8 V100 32 GB (NVLink)'" in text
+    assert "   - 16 GiB  seeds/thirdparty-azure-nd-series.txt:58  [derived]  '128 GB'" in text
+
+
+def test_explain_names_the_link_of_an_unverified_size(shipped_output: Path) -> None:
+    text = explain("ND6", "gpu_model", shipped_output)
+    assert "unverified: linked to Standard_ND6s" in text
+    assert "linked official value: P40" in text
+
+
+@pytest.mark.parametrize("spelling", ["standard_nd96asr_v4", "ND96asr_v4", "Standard_ND96asr_v4"])
+def test_every_spelling_of_a_size_is_understood(shipped_output: Path, spelling: str) -> None:
+    assert explain(spelling, "vcpus", shipped_output).startswith("Standard_ND96asr_v4")
+
+
+def test_every_row_of_vm_sizes_can_be_explained(shipped_output: Path) -> None:
+    sizes = pd.read_parquet(shipped_output / "vm_sizes.parquet")
+    for size in sizes["size"]:
+        text = explain(size, None, shipped_output)
+        assert "why:" in text and "claims (+ supports" in text
+
+
+@pytest.mark.parametrize(
+    ("entity", "attribute", "message"),
+    [
+        ("Standard_ZZ9_v9", None, "is not a size or series in the dataset"),
+        ("ND40rs_v2", "colour", "has no value for 'colour'"),
+    ],
+)
+def test_unknown_names_are_errors_with_a_hint(
+    shipped_output: Path, entity: str, attribute: str | None, message: str
+) -> None:
+    with pytest.raises(NotFound, match=message):
+        explain(entity, attribute, shipped_output)
