@@ -171,10 +171,20 @@ def _documents(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
 
 
 def _entities(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+    """Sizes and series that appear or disappear; a series counts when any fact names it,
+    as an entity of its own or as the series of a size."""
+
+    def named(df: pd.DataFrame, kind: str) -> set[str]:
+        if df.empty:
+            return set()
+        found = set(df[df["entity_kind"] == kind]["entity"])
+        if kind == "series":
+            found |= set(df[df["attribute"] == "series"]["value"].dropna())
+        return found
+
     out = []
     for kind, section in (("size", "sizes"), ("series", "series")):
-        old = set(a[a["entity_kind"] == kind]["entity"]) if not a.empty else set()
-        new = set(b[b["entity_kind"] == kind]["entity"]) if not b.empty else set()
+        old, new = named(a, kind), named(b, kind)
         out += [Change(section, "added", e) for e in sorted(new - old)]
         out += [Change(section, "removed", e) for e in sorted(old - new)]
     return out
@@ -280,6 +290,7 @@ def _claims(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                 None,
                 ", ".join(str(x["value"]) for x in new[key]),
                 where=f"{key[0]}:{r['line']}",
+                detail=f"{key[4]} {key[3]}".strip(),
             )
         )
     for key in sorted(set(old) - set(new), key=str):
@@ -292,6 +303,7 @@ def _claims(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                 ", ".join(str(x["value"]) for x in old[key]),
                 None,
                 where=f"{key[0]}:{r['line']}",
+                detail=f"{key[4]} {key[3]}".strip(),
             )
         )
     return out
