@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ def compute(
                 continue
             documents.append(doc)
             try:
-                ex = extract(doc, know)
+                ex = extract(doc, know, settings.limits)
             except RecursionError:
                 diagnostics.append(
                     Diagnostic(
@@ -142,10 +142,17 @@ def manifest(sources: Path, result: BuildResult, folder: Path) -> dict[str, Any]
 
 
 def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> list[Diagnostic]:
+    """Includes whose target is missing, and includes that close a cycle (a -> b -> a).
+
+    Includes are never inlined (each file is read once, as itself), so a cycle cannot hang
+    a build; it is still reported because the pages are wrong."""
     out = []
+    graph: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for ex in extractions:
         for inc in ex.includes:
-            if inc.resolved is not None and inc.resolved not in paths:
+            if inc.resolved is None:
+                continue
+            if inc.resolved not in paths:
                 out.append(
                     Diagnostic(
                         "warning",
@@ -155,7 +162,39 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
                         f"[!INCLUDE] target {inc.target!r} is not in the sources folder",
                     )
                 )
+            else:
+                graph[inc.document].append((inc.resolved, inc.line))
+    state: dict[str, int] = {}
+    for root in sorted(graph):
+        if state.get(root):
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path: list[str] = []
+        while stack:
+            node, i = stack.pop()
+            if i == 0:
+                state[node] = 1
+                path.append(node)
+            edges = sorted(graph.get(node, ()))
+            if i < len(edges):
+                stack.append((node, i + 1))
+                target, line = edges[i]
+                if state.get(target) == 1:
+                    cycle = [*path[path.index(target) :], target]
+                    out.append(
+                        Diagnostic("warning", "include-cycle", node, line, "[!INCLUDE] cycle: " + " -> ".join(cycle))
+                    )
+                elif not state.get(target):
+                    stack.append((target, 0))
+            else:
+                state[node] = 2
+                path.pop()
     return out
+
+
+def _row(record: Any) -> dict[str, Any]:
+    """A record as a dict, shallowly: `dataclasses.asdict` deep-copies and is far slower."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}
 
 
 def _frames(
@@ -195,7 +234,7 @@ def _frames(
     ]
     fact_rows = [
         {
-            **{k: v for k, v in asdict(f).items() if k not in ("supporting", "contradicting", "checks_failed")},
+            **{k: v for k, v in _row(f).items() if k not in ("supporting", "contradicting", "checks_failed")},
             "supporting_claims": " ".join(f.supporting),
             "contradicting_claims": " ".join(f.contradicting) or None,
             "checks_failed": "; ".join(f.checks_failed) or None,
@@ -204,7 +243,7 @@ def _frames(
     ]
     conflict_rows = [
         {
-            **asdict(c),
+            **_row(c),
             "claims": " ".join(c.claims),
             "documents": "; ".join(c.documents),
             "kinds": ", ".join(c.kinds),
@@ -216,13 +255,13 @@ def _frames(
     return {
         "documents": frame(doc_rows, cols["documents"]),
         "claims": frame(
-            [{**asdict(c), "checks_failed": "; ".join(rec.checks.get(c.claim_id, ())) or None} for c in claims],
+            [{**_row(c), "checks_failed": "; ".join(rec.checks.get(c.claim_id, ())) or None} for c in claims],
             cols["claims"],
         ),
         "vm_sizes": frame(_vm_size_rows(claims, rec), cols["vm_sizes"]),
         "facts": frame(fact_rows, cols["facts"]),
         "conflicts": frame(conflict_rows, cols["conflicts"]),
-        "diagnostics": frame([asdict(d) for d in diagnostics], cols["diagnostics"]),
+        "diagnostics": frame([_row(d) for d in diagnostics], cols["diagnostics"]),
     }
 
 

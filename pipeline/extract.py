@@ -8,6 +8,7 @@ here interprets values: that is the normalize stage's job.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Sequence
@@ -17,7 +18,8 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pipeline import knowledge
-from pipeline.names import parse_series
+from pipeline.names import parse_series, parse_size
+from pipeline.read import Limits
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
 
 _INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\s*\]", re.IGNORECASE)
@@ -112,6 +114,9 @@ class _Walker:
     doc: Document
     know: knowledge.Knowledge
     page_context: str | None
+    limits: Limits
+    lines: list[str]
+    deferred: dict[int, int] = field(default_factory=dict)
     statements: list[Statement] = field(default_factory=list)
     includes: list[Include] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -151,17 +156,31 @@ class _Walker:
         )
 
 
-def extract(doc: Document, know: knowledge.Knowledge | None = None, sources_root: str = "") -> Extraction:
+def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limits | None = None) -> Extraction:
     """All statements of one document; never raises on odd markdown."""
     know = know or knowledge.load()
+    limits = limits or Limits()
     lines = doc.text.split("\n")
-    body = "\n" * doc.front_matter_lines + "\n".join(lines[doc.front_matter_lines :])
-    tokens = _MD.parse(body)
+    body_lines = [""] * doc.front_matter_lines + lines[doc.front_matter_lines :]
+    deferred = _defer_long_tables(body_lines)
+    tokens = _MD.parse("\n".join(body_lines))
+    deep = _too_deep(tokens)
     title_series = parse_series(doc.metadata.title) if doc.metadata.title else None
     h1 = next((tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h1"), None)
     h1_series = parse_series(plain_parts(_children_of(tokens, h1)).text) if h1 else None
     page = title_series or h1_series
-    w = _Walker(doc=doc, know=know, page_context=page.written if page else None)
+    w = _Walker(doc=doc, know=know, page_context=page.written if page else None, limits=limits, lines=lines,
+                deferred=deferred)
+    if deep is not None:
+        w.diagnostics.append(
+            Diagnostic(
+                "warning",
+                "markdown-too-deep",
+                doc.path,
+                deep,
+                f"block quotes or lists nest deeper than {_MAX_NESTING - 1} levels; what lies deeper is not read",
+            )
+        )
     _walk(w, tokens)
     subject = page.written if page else None
     return Extraction(
@@ -171,6 +190,17 @@ def extract(doc: Document, know: knowledge.Knowledge | None = None, sources_root
         includes=tuple(w.includes),
         diagnostics=tuple(w.diagnostics),
     )
+
+
+_MAX_NESTING = int(_MD.options.get("maxNesting", 20))
+
+
+def _too_deep(tokens: list[Token]) -> int | None:
+    """File line of the first block at markdown-it's nesting limit, where it stops reading."""
+    for t in tokens:
+        if t.level >= _MAX_NESTING - 1 and t.map is not None:
+            return t.map[0] + 1
+    return None
 
 
 def _children_of(tokens: list[Token], content: str | None) -> list[Token]:
@@ -210,6 +240,9 @@ def _walk(w: _Walker, tokens: list[Token]) -> None:
             list_depth = max(0, list_depth - 1)
         elif tok.type == "inline" and tok.map is not None:
             first_line = tok.map[0] + 1
+            if "|" in tok.content and _recover_table(w, first_line, tok.content.split("\n")):
+                i += 1
+                continue
             _includes(w, tok, first_line)
             cell = plain_parts(tok.children)
             if quote_depth:
@@ -293,10 +326,28 @@ def _paragraph(w: _Walker, cell: Cell, first_line: int, method: str, note_kind: 
         w.add(first_line + offset, "note" if method == "note" else method, note_kind or "", line_text)
 
 
+_DELIMITER_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_PIPE_ROW_RE = re.compile(r"^\s*\|?[^|\n]*(?<!\\)\|.*$")
+
+
+def split_row(line: str) -> list[str]:
+    """Cells of a pipe-table source line, honouring `\\|` escapes (as GFM does, a pipe inside a
+    code span still splits)."""
+    s = line.strip()
+    if s.startswith("|"):
+        s = s[1:]
+    if s.endswith("|") and not s.endswith("\\|"):
+        s = s[:-1]
+    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+
+
+def _cell(text: str) -> Cell:
+    tokens = _MD.parseInline(text)
+    return plain_parts(tokens[0].children if tokens else None)
+
+
 def _table(w: _Walker, tokens: list[Token]) -> None:
-    """One GFM table: a size table, a Part | Quantity | Specs table or a feature table."""
-    w.tables += 1
-    index = w.tables
+    """One GFM table as markdown-it read it."""
     header: list[Cell] = []
     rows: list[tuple[int, list[Cell]]] = []
     in_head = False
@@ -317,6 +368,112 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
                 header = row
             else:
                 rows.append((row_line, row))
+    if rows and rows[-1][0] in w.deferred:
+        first, last = rows[-1][0] + 1, w.deferred[rows[-1][0]]
+        rows.extend((n, [_cell(c) for c in split_row(w.lines[n - 1])[: len(header)]]) for n in range(first, last + 1))
+    _check_cell_counts(w, len(header), [line for line, _ in rows])
+    _table_rows(w, header, rows)
+
+
+_STREAMED_ROWS = 500
+"""Tables longer than this are tokenized row by row instead of by markdown-it as one block,
+so that a table of 200,000 rows never becomes millions of tokens held at once."""
+
+
+def _defer_long_tables(body: list[str]) -> dict[int, int]:
+    """Blank out the body rows of very long pipe tables, keeping header, delimiter and the
+    first row for markdown-it; returns {first row's file line: last row's file line}."""
+    deferred: dict[int, int] = {}
+    i = 0
+    n = len(body)
+    while i < n:
+        if body[i].lstrip().startswith("|") and i + 1 < n and _DELIMITER_RE.match(body[i + 1]):
+            j = i + 2
+            while j < n and body[j].strip() and "|" in body[j]:
+                j += 1
+            if j - (i + 2) > _STREAMED_ROWS:
+                deferred[i + 3] = j
+                for k in range(i + 3, j):
+                    body[k] = ""
+            i = j
+        else:
+            i += 1
+    return deferred
+
+
+def _check_cell_counts(w: _Walker, width: int, lines: list[int]) -> None:
+    """markdown-it pads short rows and drops extra cells without a word: say so, per row."""
+    source = w.lines
+    for line in lines:
+        if not 0 < line <= len(source):
+            continue
+        cells = split_row(source[line - 1])
+        if len(cells) > width:
+            extra = ", ".join(repr(c) for c in cells[width:] if c) or "empty cells"
+            w.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    "table-row-extra-cells",
+                    w.doc.path,
+                    line,
+                    f"row has {len(cells)} cells where the header has {width}; not read: {extra[:120]}",
+                )
+            )
+        elif len(cells) < width and any(cells):
+            w.diagnostics.append(
+                Diagnostic(
+                    "info",
+                    "table-row-missing-cells",
+                    w.doc.path,
+                    line,
+                    f"row has {len(cells)} cells where the header has {width}; the missing ones are read as empty",
+                )
+            )
+
+
+def _recover_table(w: _Walker, first_line: int, text_lines: list[str]) -> bool:
+    """A pipe table markdown-it read as a paragraph because its delimiter row does not match
+    the header: report it and read the rows anyway, so no data is lost."""
+    if len(text_lines) < 2 or not _DELIMITER_RE.match(text_lines[1]) or "|" not in text_lines[0]:
+        return False
+    header = [_cell(c) for c in split_row(text_lines[0])]
+    delim = split_row(text_lines[1])
+    w.diagnostics.append(
+        Diagnostic(
+            "warning",
+            "table-malformed",
+            w.doc.path,
+            first_line,
+            f"table delimiter row has {len(delim)} cells where the header has {len(header)}, so markdown does not read "
+            "it as a table; its rows were recovered from the source lines",
+        )
+    )
+    lines = [first_line + 2 + k for k in range(len(text_lines) - 2)]
+    rows = []
+    for line, raw in zip(lines, text_lines[2:], strict=True):
+        cells = split_row(raw)
+        rows.append((line, [_cell(c) for c in cells[: len(header)]]))
+    _check_cell_counts(w, len(header), lines)
+    _table_rows(w, header, rows)
+    return True
+
+
+def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]]]) -> None:
+    """Rows of a size table, a Part | Quantity | Specs table or a feature table as statements."""
+    w.tables += 1
+    index = w.tables
+    limit = w.limits.max_table_rows
+    if len(rows) > limit:
+        w.diagnostics.append(
+            Diagnostic(
+                "warning",
+                "table-too-large",
+                w.doc.path,
+                rows[limit][0],
+                f"table {index} has {len(rows):,} rows, over the limit of {limit:,}; rows from here on are not read",
+            )
+        )
+        rows = rows[:limit]
     labels = [c.parts[0] if c.parts else "" for c in header]
     norm = [normalize_label(lbl) for lbl in labels]
     know = w.know
@@ -325,7 +482,7 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
         for r, (line, cells) in enumerate(rows, start=1):
             if not cells or not cells[0].text:
                 continue
-            for c in range(1, len(cells)):
+            for c in range(1, min(len(cells), len(labels))):
                 if cells[c].text:
                     w.add(
                         line,
@@ -340,7 +497,7 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
         return
     if len(norm) == 2 and know.feature_table["key"].search(norm[0]) and know.feature_table["value"].search(norm[1]):
         for r, (line, cells) in enumerate(rows, start=1):
-            if len(cells) == 2 and cells[0].text and cells[1].text:
+            if len(cells) >= 2 and cells[0].text and cells[1].text:
                 w.add(
                     line,
                     "feature_table",
@@ -366,10 +523,26 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
             )
         )
         return
+    seen: dict[str, tuple[int, tuple[str, ...]]] = {}
     for r, (line, cells) in enumerate(rows, start=1):
         if subject_col >= len(cells) or not cells[subject_col].text:
             continue
         subject = cells[subject_col].text
+        values = tuple(c.text for c in cells)
+        name = parse_size(subject)
+        key = name.key if name else subject.casefold()
+        if key in seen and seen[key][1] != values:
+            w.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    "table-duplicate-size",
+                    w.doc.path,
+                    line,
+                    f"{subject} appears twice in table {index} (lines {seen[key][0]} and {line}) "
+                    "with different values; both are kept",
+                )
+            )
+        seen.setdefault(key, (line, values))
         for c, cell in enumerate(cells):
             if c == subject_col or c >= len(labels) or not cell.text:
                 continue
@@ -386,6 +559,7 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
             )
 
 
+@functools.lru_cache(maxsize=16384)
 def normalize_label(label: str) -> str:
     """A header or key folded for matching: lowercase, units and punctuation removed."""
     know = knowledge.load()
@@ -412,7 +586,8 @@ def _is_trailing_unit(word: str, know: knowledge.Knowledge) -> bool:
     return unit is not None and unit.dimension in ("information", "bit_rate", "byte_rate")
 
 
-def header_unit(label: str) -> list[str | None]:
+@functools.lru_cache(maxsize=16384)
+def header_unit(label: str) -> tuple[str | None, ...]:
     """The unit written in a header, one per '/'-separated segment (`IOPS / MBps`)."""
     know = knowledge.load()
     units: list[str | None] = []
@@ -420,4 +595,4 @@ def header_unit(label: str) -> list[str | None]:
         found = [m.group(1) for m in know.unit_re.finditer(segment)]
         symbols = [know.unit_aliases.get(f) for f in found]
         units.append(next((s for s in reversed(symbols) if s), None))
-    return units
+    return tuple(units)

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 NUMBER_RE = r"(?:\d{1,3}(?:[,\u202f\u00a0 ]\d{2,3})+|\d+)(?:\.\d+)?|\.\d+"
 """A number as documents print it: 80000, 80,000, 2,00,000, 1.8, .5 (no sign)."""
@@ -115,13 +115,13 @@ class Knowledge:
         return self.units.get(symbol) if symbol else None
 
     def column_rule(self, label: str) -> ColumnRule | None:
-        return next((c for c in self.columns if c.pattern.search(label)), None)
+        return cast(ColumnRule | None, _first(self.columns, label))
 
     def key_rule(self, label: str) -> KeyRule | None:
-        return next((k for k in self.keys if k.pattern.search(label)), None)
+        return cast(KeyRule | None, _first(self.keys, label))
 
     def part_rule(self, label: str) -> PartRule | None:
-        return next((p for p in self.parts if p.pattern.search(label)), None)
+        return cast(PartRule | None, _first(self.parts, label))
 
     def gpu(self, name: str) -> GpuModel | None:
         return next((g for g in self.gpus if g.name == name), None)
@@ -138,6 +138,19 @@ class Knowledge:
 
     def all_gpu_memory_sizes(self) -> frozenset[float]:
         return frozenset(m for g in self.gpus for m in g.memory_gib)
+
+
+_RULE_CACHE: dict[tuple[int, str], Any] = {}
+
+
+def _first(rules: tuple[Any, ...], label: str) -> Any:
+    """The first rule whose pattern matches `label`; cached because headers repeat on every row."""
+    key = (id(rules), label)
+    if key not in _RULE_CACHE:
+        if len(_RULE_CACHE) > 100_000:
+            _RULE_CACHE.clear()
+        _RULE_CACHE[key] = next((r for r in rules if r.pattern.search(label)), None)
+    return _RULE_CACHE[key]
 
 
 def fingerprint() -> str:

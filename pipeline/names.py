@@ -7,6 +7,7 @@ stage agrees on what one size is, however it was spelled (`ND40rs\\_v2`, `standa
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -64,6 +65,7 @@ def clean_name(text: str) -> str:
     return s
 
 
+@functools.lru_cache(maxsize=65536)
 def parse_size(text: str) -> SizeName | None:
     """The size a cell or word names, or None when it does not follow the convention."""
     s = clean_name(text)
@@ -146,6 +148,7 @@ class SeriesName:
     key: str
 
 
+@functools.lru_cache(maxsize=16384)
 def series_key(name: str) -> str:
     """`NDv2-series`, `NDv2 size series` -> ndv2; a series without a version is v1."""
     name = re.sub(r"[\s_\-]*(?:sizes?[\s_\-]*)?series$", "", name.strip(), flags=re.IGNORECASE)
@@ -155,6 +158,7 @@ def series_key(name: str) -> str:
     return key
 
 
+@functools.lru_cache(maxsize=16384)
 def parse_series(text: str) -> SeriesName | None:
     """The series a title or heading is about (`Updated NDv2-series` -> NDv2), or None.
 

@@ -378,6 +378,7 @@ class _PendingMemory:
     count: float | None
     models: tuple[str, ...]
     default: str
+    row_per_gpu: float | None = None
 
 
 def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_PendingMemory]:
@@ -396,6 +397,7 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
             _Value("series", text=series, interpretation=f"the table stands under {first.context!r}"),
         )
     count: float | None = None
+    row_per_gpu: float | None = None
     models: list[str] = []
     memory: list[tuple[Statement, ColumnRule]] = []
     for st in row:
@@ -422,7 +424,12 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
                 count = v.number
             if v.attribute == "gpu_model" and v.text:
                 models.append(v.text)
+            if v.attribute == "gpu_memory_gib" and v.number is not None:
+                row_per_gpu = v.number
             _emit(ctx, st, entity, "size", v, n)
+    size = parse_size(entity)
+    if not models and size and size.accelerator:
+        models = [m.name for m in ctx.know.find_gpus(size.accelerator)]
     if not models and first.context:
         models = ctx.series_models.get(series_key(first.context), [])
     pending = []
@@ -436,7 +443,9 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
         if conv is None:
             continue
         pending.append(
-            _PendingMemory(st, entity, conv[0], q.low, conv[1], conv[2], count, tuple(models), rule.default or "total")
+            _PendingMemory(
+                st, entity, conv[0], q.low, conv[1], conv[2], count, tuple(models), rule.default or "total", row_per_gpu
+            )
         )
     return pending
 
@@ -647,6 +656,18 @@ def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingM
                 "per_gpu",
                 f"{format_number(v)} GiB matches the {who} and "
                 f"{format_number(v)} / {format_number(n)} does not; read as per GPU",
+            )
+        elif p.row_per_gpu is not None and _fits(p.row_per_gpu, [p.value]):
+            decisions[i] = (
+                "per_gpu",
+                f"both readings fit the {who}; the GPU cell of this row gives "
+                f"{format_number(p.row_per_gpu)} GiB per GPU, so read as per GPU",
+            )
+        elif p.row_per_gpu is not None and _fits(p.row_per_gpu * n, [p.value]):
+            decisions[i] = (
+                "total",
+                f"both readings fit the {who}; the GPU cell of this row gives "
+                f"{format_number(p.row_per_gpu)} GiB per GPU, so read as the total",
             )
         else:
             decisions[i] = (None, "both readings fit" if per_fits else "neither reading fits the " + who)

@@ -30,6 +30,7 @@ class Limits:
 
     max_file_bytes: int = 20_000_000
     max_front_matter_nodes: int = 10_000
+    max_table_rows: int = 100_000
 
 
 def discover(root: Path) -> tuple[list[Path], list[Diagnostic]]:

@@ -138,7 +138,7 @@ def reconcile(
     """
     know = know or knowledge.load()
     tier = tiers()
-    name_claims = _name_claims(claims, sources)
+    name_claims = _name_claims(claims, sources, know)
     every = [*claims, *name_claims]
     official = {c.entity for c in claims if sources[c.document].kind == "official_spec"}
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
@@ -181,6 +181,7 @@ def reconcile(
         if when and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
+    siblings = _sibling_index(facts)
     final = []
     for key, fact in sorted(facts.items()):
         reason = fact.reason
@@ -190,7 +191,7 @@ def reconcile(
             if other is not None and not _same_value(fact, other, know):
                 reason += f"; the linked official size {lk.linked_to} has {other.value}{_unit(other.unit)}"
         if fact.status == "resolved" and key in rivals:
-            sibling = _sibling_match(key[0], key[1], rivals[key], facts)
+            sibling = _sibling_match(key[0], key[1], rivals[key], siblings, facts)
             if sibling:
                 reason += f" matches {sibling}"
         support = max((d for i in fact.supporting if (d := dates.get(i))), default=None)
@@ -230,7 +231,7 @@ def _vote(c: Claim, sources: Mapping[str, Source], tier: Mapping[str, Tier]) -> 
 # ------------------------------------------------------------------ the naming convention
 
 
-def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> list[Claim]:
+def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> list[Claim]:
     """What each size name says about its size, attributed to where the name is written."""
     first: dict[str, Claim] = {}
     rank = {"official_spec": 0, "vendor_blog": 1, "third_party": 2}
@@ -242,7 +243,7 @@ def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> list
         size = parse_size(entity)
         if size is None:
             continue
-        for attribute, value, meaning in _name_facts(size):
+        for attribute, value, meaning in _name_facts(size, know):
             flag = value if isinstance(value, bool) else None
             number = float(value) if isinstance(value, int) and flag is None else None
             text = value if isinstance(value, str) else None
@@ -273,7 +274,7 @@ def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> list
     return out
 
 
-def _name_facts(size: SizeName) -> list[tuple[str, int | bool | str, str]]:
+def _name_facts(size: SizeName, know: Knowledge) -> list[tuple[str, int | bool | str, str]]:
     vcpus = size.constrained_vcpus or size.vcpus
     out: list[tuple[str, int | bool | str, str]] = [
         (
@@ -291,6 +292,9 @@ def _name_facts(size: SizeName) -> list[tuple[str, int | bool | str, str]]:
         out.append(("cpu_vendor", "AMD", "feature letter a: AMD processor"))
     if "p" in size.features:
         out.append(("cpu_vendor", "ARM", "feature letter p: ARM processor"))
+    models = know.find_gpus(size.accelerator.replace("_", " ")) if size.accelerator else []
+    if len(models) == 1:
+        out.append(("gpu_model", models[0].name, f"accelerator {size.accelerator} in the name"))
     return out
 
 
@@ -640,22 +644,34 @@ def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
     return f"{joined} agree"
 
 
-def _sibling_match(entity: str, attribute: str, claim: Claim, facts: Mapping[tuple[str, str], Fact]) -> str | None:
+def _sibling_match(
+    entity: str,
+    attribute: str,
+    claim: Claim,
+    siblings: Mapping[tuple[object, ...], list[Fact]],
+    facts: Mapping[tuple[str, str], Fact],
+) -> str | None:
     """A retired or superseded size of the same family and vCPU count that has the losing value."""
     size = parse_size(entity)
     if size is None or claim.value_number is None:
         return None
-    for (other, attr), fact in facts.items():
-        if attr != attribute or other == entity or fact.value_number is None:
-            continue
-        o = parse_size(other)
-        if o is None or (o.family, o.vcpus, o.version) != (size.family, size.vcpus, size.version):
+    for fact in siblings.get((size.family, size.vcpus, size.version, attribute), ()):
+        if fact.entity == entity or fact.value_number is None:
             continue
         if _close(fact.value_number, claim.value_number, 0.001):
-            life = facts.get((other, "lifecycle"))
+            life = facts.get((fact.entity, "lifecycle"))
             status = f"{life.value_text} " if life and life.value_text else ""
-            return f"the {status}{o.canonical.removeprefix('Standard_')}"
+            return f"the {status}{fact.entity.removeprefix('Standard_')}"
     return None
+
+
+def _sibling_index(facts: Mapping[tuple[str, str], Fact]) -> dict[tuple[object, ...], list[Fact]]:
+    index: dict[tuple[object, ...], list[Fact]] = defaultdict(list)
+    for (entity, attribute), fact in sorted(facts.items()):
+        size = parse_size(entity) if fact.entity_kind == "size" else None
+        if size is not None:
+            index[(size.family, size.vcpus, size.version, attribute)].append(fact)
+    return index
 
 
 def _same_value(a: Fact, b: Fact, know: Knowledge) -> bool:

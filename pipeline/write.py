@@ -45,14 +45,13 @@ def arrow_schema(columns: Sequence[Column], table: str) -> pa.Schema:
 
 def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> pd.DataFrame:
     """Rows as a DataFrame with nullable dtypes (Int64, boolean, string), in column order."""
+    names = [c.name for c in columns]
+    raw = pd.DataFrame.from_records(list(rows), columns=names) if rows else pd.DataFrame(columns=names)
     data: dict[str, Any] = {}
     for c in columns:
-        values = [r.get(c.name) for r in rows]
-        if c.type == "date":
-            data[c.name] = pd.Series(values, dtype="object")
-        else:
-            data[c.name] = pd.Series(values, dtype=_PANDAS[c.type])
-    return pd.DataFrame(data, columns=[c.name for c in columns])
+        values = raw[c.name].astype(object).where(raw[c.name].notna(), None)
+        data[c.name] = pd.Series(values, dtype="object" if c.type == "date" else _PANDAS[c.type])
+    return pd.DataFrame(data, columns=names)
 
 
 def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path) -> None:

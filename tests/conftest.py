@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from pipeline.builder import compute
 from pipeline.records import BuildResult
+
+# Property tests run the same examples on every machine (CI must not be flaky) and never
+# fail for being slow on a loaded machine: speed is measured by `make bench`, not here.
+settings.register_profile(
+    "suite", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
+settings.register_profile("fuzz", deadline=None, max_examples=5000, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "sources"

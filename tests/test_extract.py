@@ -513,4 +513,4 @@ def test_normalize_label(label: str, normalized: str) -> None:
     ],
 )
 def test_header_unit(label: str, units: list[str | None]) -> None:
-    assert header_unit(label) == units
+    assert header_unit(label) == tuple(units)

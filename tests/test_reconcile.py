@@ -182,7 +182,10 @@ def test_name_vcpus_agree_with_table_vcpus_for_every_size(shipped: BuildResult) 
             {("vcpus", "96"), ("premium_storage", "true"), ("infiniband", "true"), ("cpu_vendor", "AMD")},
         ),
         ("Standard_ND40rs_v2", {("vcpus", "40"), ("premium_storage", "true"), ("infiniband", "true")}),
-        ("Standard_NG8ads_V620_v1", {("vcpus", "8"), ("premium_storage", "true"), ("cpu_vendor", "AMD")}),
+        (
+            "Standard_NG8ads_V620_v1",
+            {("vcpus", "8"), ("premium_storage", "true"), ("cpu_vendor", "AMD"), ("gpu_model", "V620")},
+        ),
         ("Standard_ND6", {("vcpus", "6")}),
     ],
 )
