@@ -528,7 +528,7 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
         if subject_col >= len(cells) or not cells[subject_col].text:
             continue
         subject = cells[subject_col].text
-        values = tuple(c.text for c in cells)
+        values = tuple(c.text for k, c in enumerate(cells) if k != subject_col)
         name = parse_size(subject)
         key = name.key if name else subject.casefold()
         if key in seen and seen[key][1] != values:
