@@ -60,7 +60,8 @@ CLAIMS = (
         "method",
         "string",
         "How the claim was extracted: table, part_table, key_value, feature_table, note, "
-        "paragraph, bullet, derived (computed from another value of the same cell or row).",
+        "paragraph, bullet, derived (computed from another value of the same cell or row), "
+        "name_convention (read from the size name itself).",
     ),
     _c("entity", "string", "Canonical size name (Standard_ND40rs_v2) or series name (NDv2)."),
     _c("entity_kind", "string", "size or series."),
