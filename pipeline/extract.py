@@ -169,8 +169,9 @@ def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limi
     h1 = next((tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h1"), None)
     h1_series = parse_series(plain_parts(_children_of(tokens, h1)).text) if h1 else None
     page = title_series or h1_series
-    w = _Walker(doc=doc, know=know, page_context=page.written if page else None, limits=limits, lines=lines,
-                deferred=deferred)
+    w = _Walker(
+        doc=doc, know=know, page_context=page.written if page else None, limits=limits, lines=lines, deferred=deferred
+    )
     if deep is not None:
         w.diagnostics.append(
             Diagnostic(

@@ -150,9 +150,10 @@ def classify(doc: Document, entries: list[_Entry]) -> tuple[Source, Diagnostic |
 
 
 def _evidence(doc: Document) -> tuple[str, str]:
-    keys = doc.metadata.keys
-    if any(k.startswith("ms.") for k in keys):
-        return "official_spec", "its front-matter has Microsoft Learn ms.* keys"
+    learn: dict[str, Any] = _sources_table()["family"]["microsoft_learn"]
+    ms_keys = sorted(k for k in doc.metadata.keys if k.startswith(learn["front_matter_prefix"]))
+    if len(ms_keys) >= learn["min_keys"] and set(ms_keys) & set(learn["identifying_keys"]):
+        return learn["kind"], f"its front-matter has Microsoft Learn ms.* keys ({', '.join(ms_keys)})"
     url = doc.metadata.canonical_url
     if url:
         host = (urlparse(url).hostname or "").lower()

@@ -48,6 +48,9 @@ def test_shipped_documents_are_classified_by_the_registry(
         ),
         ("---\ntitle: X\ncanonical_url: https://example.com/gpus\n---\nbody\n", "third_party", "example.com"),
         ("# A page with no front-matter\n", "third_party", "no front-matter"),
+        # One copied ms.date is not enough to pass for an official page.
+        ("---\ntitle: X\nms.date: 01/02/2024\n---\nbody\n", "third_party", "names no known publisher"),
+        ("---\nms.date: 01/02/2024\nms.custom: x\n---\nbody\n", "third_party", "names no known publisher"),
     ],
 )
 def test_unlisted_documents_are_classified_from_their_own_evidence(text: str, kind: str, because: str) -> None:
