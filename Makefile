@@ -9,12 +9,13 @@ SOURCES ?= sources
 OUT ?= output
 STRICT ?=
 
-.PHONY: build test drift lint typecheck clean help
+.PHONY: build test drift lint typecheck clean help fuzz
 
 help:
 	@echo "make build [SOURCES=dir] [OUT=dir] [STRICT=1]   build the dataset"
 	@echo "make test                                      lint, type-check, run the tests"
 	@echo "make drift [FORMAT=text|markdown|json]         what sources/ would change in output/"
+	@echo "make fuzz [EXAMPLES=5000]                      long fuzz run of the whole build"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -37,6 +38,11 @@ typecheck: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest -q
+
+# The suite runs 25 generated folders; this runs EXAMPLES of them (tests/test_fuzz.py).
+EXAMPLES ?= 5000
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz FUZZ_EXAMPLES=$(EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
