@@ -173,7 +173,7 @@ def reconcile(
             if v.failed:
                 checks[v.claim.claim_id] = tuple(v.failed)
     links = _links(kinds, official, facts)
-    conflicts.extend(_link_conflicts(links, facts, by_key))
+    conflicts.extend(_link_conflicts(links, facts, by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
     for c in claims:
@@ -686,17 +686,16 @@ def _same_value(a: Fact, b: Fact, know: Knowledge) -> bool:
 def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[str, str], Fact]) -> list[Link]:
     """Tie each unverified size to the official size of the same family and vCPU count
     whose name adds the fewest feature letters; the evidence says what else agrees."""
-    officials = [p for e in sorted(official) if kinds.get(e) == "size" and (p := parse_size(e))]
+    officials: dict[tuple[str, int], list[SizeName]] = defaultdict(list)
+    for e in sorted(official):
+        if kinds.get(e) == "size" and (p := parse_size(e)):
+            officials[(p.family, p.vcpus)].append(p)
     links = []
     for entity in sorted(e for e, k in kinds.items() if k == "size" and e not in official):
         size = parse_size(entity)
         if size is None:
             continue
-        candidates = [
-            o
-            for o in officials
-            if o.family == size.family and o.vcpus == size.vcpus and set(size.features) <= set(o.features)
-        ]
+        candidates = [o for o in officials.get((size.family, size.vcpus), ()) if set(size.features) <= set(o.features)]
         if not candidates:
             continue
         best = min(
@@ -720,25 +719,41 @@ def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[st
 
 
 def _link_conflicts(
-    links: Sequence[Link], facts: Mapping[tuple[str, str], Fact], by_key: Mapping[tuple[str, str], list[_Vote]]
+    links: Sequence[Link],
+    facts: Mapping[tuple[str, str], Fact],
+    by_key: Mapping[tuple[str, str], list[_Vote]],
+    disputed: Sequence[Conflict],
 ) -> list[Conflict]:
-    """Where an unverified size's value differs from its linked official size's value."""
+    """Where an unverified size's value differs from its linked official size's value.
+
+    When the size's own documents already disagree (`disputed`), their rows stand and keep
+    their one winner; the linked size's value joins them as a row that did not win."""
+    already: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for c in disputed:
+        already[(c.entity, c.attribute)].add(c.value)
+    by_entity: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
+    for (entity, attribute), fact in sorted(facts.items()):
+        by_entity[entity].append((attribute, fact))
     rows = []
     for lk in links:
-        for (entity, attribute), fact in sorted(facts.items()):
-            if entity != lk.entity or attribute in ("series", "vcpus", "premium_storage", "infiniband", "cpu_vendor"):
+        entity = lk.entity
+        for attribute, fact in by_entity.get(entity, ()):
+            if attribute in ("series", "vcpus", "premium_storage", "infiniband", "cpu_vendor"):
                 continue
             other = facts.get((lk.linked_to, attribute))
             if other is None or other.value == fact.value:
                 continue
             note = f"{lk.entity} is unverified and linked to {lk.linked_to} ({lk.evidence})"
+            values = already.get((entity, attribute))
+            if values is not None and other.value in values:
+                continue
             rows.append(
                 Conflict(
                     lk.entity,
                     attribute,
                     other.value,
                     other.unit,
-                    True,
+                    values is None,
                     False,
                     other.supporting,
                     (f"{other.document}:{other.line}",),
@@ -748,6 +763,8 @@ def _link_conflicts(
                     f"value of the linked official size {lk.linked_to}; {note}",
                 )
             )
+            if values is not None:
+                continue
             votes = by_key.get((entity, attribute), [])
             rows.append(
                 Conflict(
