@@ -1,0 +1,285 @@
+"""Data contracts: what every output table promises its readers, checked with pandera.
+
+Types come from `pipeline.schema` so the contract follows the schema; the rules added here
+(allowed values, ranges, uniqueness, references between tables) are the promises that a
+type cannot express. `validate` reports broken promises as sentences and never raises, so a
+build or a test can list every problem at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+import pandera.pandas as pa
+from pandera.errors import SchemaErrors
+
+from pipeline import schema
+from pipeline.records import ContractViolation as ContractViolation
+from pipeline.registry import tiers
+
+STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")
+ENTITY_KINDS = ("size", "series")
+SEVERITIES = ("error", "warning", "info")
+KINDS = ("official_spec", "vendor_blog", "third_party")
+"""What a document can be."""
+CLAIM_KINDS = tuple(tiers())
+"""Where a claim can come from: a kind of document, or the naming convention (the tiers of sources.toml)."""
+
+_DTYPES = {"int": "Int64", "float": "Float64", "bool": "boolean"}
+_EXAMPLES = 3
+
+
+def _one_of(values: Sequence[str]) -> pa.Check:
+    return pa.Check.isin(list(values), error=f"must be one of {', '.join(values)}")
+
+
+def _at_least(low: int) -> pa.Check:
+    return pa.Check.ge(low, error=f"must be >= {low}")
+
+
+def _between(low: float, high: float) -> pa.Check:
+    return pa.Check.in_range(low, high, error=f"must be between {low:g} and {high:g}")
+
+
+def _each(test: Callable[[Any], bool], error: str) -> pa.Check:
+    return pa.Check(test, element_wise=True, error=error)
+
+
+def _is_date(value: Any) -> bool:
+    return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
+
+
+def _kinds_listed(value: Any) -> bool:
+    return isinstance(value, str) and all(k in CLAIM_KINDS for k in value.split(", "))
+
+
+def _string_dtype(series: pd.Series) -> bool:
+    # Any StringDtype will do: pandas picks python or pyarrow storage depending on version and reader.
+    return isinstance(series.dtype, pd.StringDtype)
+
+
+PROBABILITY = _between(0, 1)
+LINE = _at_least(1)
+COUNT = _at_least(0)
+
+RULES: dict[str, dict[str, list[pa.Check]]] = {
+    "documents": {
+        "sha256": [pa.Check.str_matches(r"^[0-9a-f]{64}$", error="must be 64 lowercase hex digits")],
+        "kind": [_one_of(KINDS)],
+        "trust": [PROBABILITY],
+        "lines": [LINE],
+        "claims": [COUNT],
+    },
+    "claims": {
+        "line": [LINE],
+        "table_index": [LINE],
+        "row_index": [LINE],
+        "entity_kind": [_one_of(ENTITY_KINDS)],
+    },
+    "vm_sizes": {
+        "size": [pa.Check.str_startswith("Standard_", error="must start with Standard_")],
+        "status": [_one_of(STATUSES)],
+        "confidence": [PROBABILITY],
+        "documents": [COUNT],
+        **{
+            c.name: [COUNT]
+            for c in schema.tables()["vm_sizes"]
+            if c.type in ("int", "float") and c.name in schema.VM_SIZE_ATTRIBUTES
+        },
+    },
+    "facts": {
+        "entity_kind": [_one_of(ENTITY_KINDS)],
+        "status": [_one_of(STATUSES)],
+        "confidence": [PROBABILITY],
+        "sources": [COUNT],
+        "line": [LINE],
+    },
+    "conflicts": {
+        "kinds": [_each(_kinds_listed, f"must list only {', '.join(CLAIM_KINDS)}, joined with ', '")],
+    },
+    "diagnostics": {
+        "severity": [_one_of(SEVERITIES)],
+        "line": [LINE],
+    },
+}
+"""Checks beyond the column's type, by table and column."""
+
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "documents": ("document", "sha256", "kind", "lines", "claims"),
+    "claims": ("claim_id", "document", "entity", "entity_kind", "attribute", "value"),
+    "vm_sizes": ("size", "documents"),
+    "facts": ("entity", "entity_kind", "attribute", "value", "confidence", "status"),
+    "conflicts": ("entity", "attribute", "value", "won", "claims"),
+    "diagnostics": ("severity", "code", "document", "message"),
+}
+"""Columns that may never be empty."""
+
+UNIQUE: dict[str, list[str]] = {
+    "documents": ["document"],
+    "claims": ["claim_id"],
+    "vm_sizes": ["size"],
+    "facts": ["entity", "attribute"],
+    "conflicts": ["entity", "attribute", "value"],
+}
+"""The key of each table: a duplicate row would be counted twice by every reader."""
+
+
+def _column(table: str, col: schema.Column) -> pa.Column:
+    checks = list(RULES.get(table, {}).get(col.name, []))
+    dtype: str | None = _DTYPES.get(col.type)
+    if col.type == "string":
+        checks.insert(0, pa.Check(_string_dtype, error="must have a pandas string dtype"))
+    elif col.type == "date":
+        checks.insert(0, _each(_is_date, "must be a date (datetime.date)"))
+    return pa.Column(dtype, checks=checks, nullable=col.name not in REQUIRED.get(table, ()), required=True)
+
+
+def _one_winner(df: pd.DataFrame) -> pd.Series:
+    """Row by row, so the failure names the rows: True where the row's dispute has exactly one winner."""
+    return df.groupby(["entity", "attribute"], dropna=False)["won"].transform("sum") == 1
+
+
+@functools.cache
+def schemas() -> dict[str, pa.DataFrameSchema]:
+    """One pandera schema per output table, in output order."""
+    out: dict[str, pa.DataFrameSchema] = {}
+    for table, columns in schema.tables().items():
+        frame_checks: list[pa.Check] = []
+        if table == "conflicts":
+            frame_checks.append(pa.Check(_one_winner, error="each disputed (entity, attribute) must have one winner"))
+        out[table] = pa.DataFrameSchema(
+            {c.name: _column(table, c) for c in columns},
+            checks=frame_checks,
+            unique=UNIQUE.get(table),
+            strict=True,
+            ordered=True,
+            name=table,
+        )
+    return out
+
+
+def validate(frames: Mapping[str, pd.DataFrame]) -> list[str]:
+    """Every broken promise in `frames`, one sentence each; empty when the tables keep the contract."""
+    problems: list[str] = []
+    checked: dict[str, pd.DataFrame] = {}
+    for table, contract in schemas().items():
+        df = frames.get(table)
+        if df is None:
+            problems.append(f"{table}: table is missing")
+            continue
+        if not isinstance(df, pd.DataFrame):
+            problems.append(f"{table}: expected a pandas DataFrame, got {type(df).__name__}")
+            continue
+        duplicated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+        if duplicated:
+            problems.append(f"{table}: duplicate column(s) {', '.join(duplicated)}")
+            continue
+        # Rows are reported by position, whatever index the caller's frame carries.
+        df = df.reset_index(drop=True)
+        checked[table] = df
+        try:
+            contract.validate(df, lazy=True)
+        except SchemaErrors as exc:
+            problems.extend(_describe(table, df, exc.failure_cases, UNIQUE.get(table, [])))
+        except Exception as exc:  # a contract must report, not crash, whatever the data looks like
+            problems.append(f"{table}: could not be checked ({type(exc).__name__}: {exc})")
+    for table in sorted(set(frames) - set(schema.tables())):
+        problems.append(f"{table}: unexpected table")
+    try:
+        problems.extend(_references(checked))
+    except Exception as exc:
+        problems.append(f"references between tables could not be checked ({type(exc).__name__}: {exc})")
+    return problems
+
+
+def _describe(table: str, df: pd.DataFrame, cases: pd.DataFrame, key: list[str]) -> list[str]:
+    """pandera's failure cases as one sentence per (column, check), with a few examples."""
+    out: list[str] = []
+    cases = cases.astype(object).where(cases.notna(), None)
+    groups: dict[tuple[Any, Any, Any], list[tuple[Any, Any]]] = {}
+    for row in cases.itertuples(index=False):
+        groups.setdefault((row.schema_context, row.column, row.check), []).append((row.failure_case, row.index))
+    frame_checks_done: set[Any] = set()
+    for (context, column, check), found in groups.items():
+        values = [v for v, _ in found]
+        rows = list(dict.fromkeys(i for _, i in found if i is not None))
+        if check == "column_in_dataframe":
+            out.append(f"{table}: column {', '.join(map(str, values))} is missing")
+        elif check == "column_in_schema":
+            out.append(f"{table}: unexpected column {', '.join(map(str, values))}")
+        elif check == "column_ordered":
+            out.append(f"{table}: columns are not in schema order ({_examples(values)})")
+        elif check == "multiple_fields_uniqueness":
+            if check not in frame_checks_done:
+                frame_checks_done.add(check)
+                out.append(_duplicates(table, df, key))
+        elif context == "DataFrameSchema":
+            if check not in frame_checks_done:
+                frame_checks_done.add(check)
+                rows = list(dict.fromkeys(i for (_, _, c), f in groups.items() if c == check for _, i in f))
+                out.append(f"{table}: {check}; {len(rows)} row(s) fail, e.g. {_rows(df, rows)}")
+        elif str(check).startswith("dtype("):
+            want = str(check).removeprefix("dtype(").removesuffix(")").strip("'")
+            out.append(f"{table}.{column}: has type {_dtype(df, column)}, expected {want}")
+        elif not rows and values and values[0] is False:
+            out.append(f"{table}.{column}: {check} (found {_dtype(df, column)})")
+        elif not rows:
+            out.append(f"{table}.{column}: {check} could not be checked ({values[0]})")
+        else:
+            what = {"not_nullable": "must not be empty", "field_uniqueness": "must be unique"}.get(check, check)
+            examples = f"e.g. {_examples(values)} at row(s) {_examples(rows)}"
+            out.append(f"{table}.{column}: {what}; {len(rows)} row(s) fail, {examples}")
+    return out
+
+
+def _dtype(df: pd.DataFrame, column: Any) -> str:
+    return str(df[column].dtype) if column in df else "?"
+
+
+def _rows(df: pd.DataFrame, rows: list[Any]) -> str:
+    """A few failing rows by their readable key, for checks that look at whole rows."""
+    cols = [c for c in ("entity", "attribute", "value") if c in df] or list(df.columns[:2])
+    shown = [f"row {i} (" + ", ".join(str(df.at[i, c]) for c in cols) + ")" for i in rows[:_EXAMPLES] if i in df.index]
+    more = f" and {len(rows) - _EXAMPLES} more" if len(rows) > _EXAMPLES else ""
+    return "; ".join(shown) + more
+
+
+def _duplicates(table: str, df: pd.DataFrame, key: list[str]) -> str:
+    dup = df[df.duplicated(key, keep=False)]
+    keys = sorted({tuple(str(v) for v in k) for k in dup[key].itertuples(index=False, name=None)})
+    shown = ", ".join("(" + ", ".join(k) + ")" if len(k) > 1 else k[0] for k in keys[:_EXAMPLES])
+    more = f" and {len(keys) - _EXAMPLES} more" if len(keys) > _EXAMPLES else ""
+    what = f"{table}.{key[0]}: must be unique" if len(key) == 1 else f"{table}: ({', '.join(key)}) must be unique"
+    return f"{what}; duplicated: {shown}{more}"
+
+
+def _examples(values: Iterable[Any]) -> str:
+    items = list(values)
+    shown = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in items[:_EXAMPLES])
+    return shown + (f" and {len(items) - _EXAMPLES} more" if len(items) > _EXAMPLES else "")
+
+
+def _references(frames: Mapping[str, pd.DataFrame]) -> list[str]:
+    """Rows that point at something another table does not have."""
+    out: list[str] = []
+    docs = frames.get("documents")
+    known = set(docs["document"].dropna()) if docs is not None and "document" in docs else None
+    if known is not None:
+        for table in ("claims", "facts"):
+            df = frames.get(table)
+            if df is not None and "document" in df:
+                missing = sorted(set(df["document"].dropna()) - known)
+                if missing:
+                    out.append(f"{table}.document: names documents not in documents: {_examples(missing)}")
+    facts, conflicts = frames.get("facts"), frames.get("conflicts")
+    key = ["entity", "attribute"]
+    if facts is not None and conflicts is not None and all(k in facts and k in conflicts for k in key):
+        have = set(facts[key].itertuples(index=False, name=None))
+        missing_facts = sorted({str(k) for k in conflicts[key].itertuples(index=False, name=None) if k not in have})
+        if missing_facts:
+            out.append(f"conflicts: disputes with no row in facts: {_examples(missing_facts)}")
+    return out

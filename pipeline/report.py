@@ -1,0 +1,809 @@
+"""One static HTML page over the built tables, for people who read the data rather than load it.
+
+The page must open from a file share or an e-mail attachment years from now, so it carries
+everything inline (no network, no CDN), reads the same printed in grey or by a colour-blind
+reader (every status has a shape, a border style and a word, not only a hue), and shows
+document text only escaped: the sources are scraped pages and may contain markup.
+It is deterministic (no clock, no randomness) so two builds of the same input give the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import numbers
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline import schema
+
+STATUSES = ("agreed", "single_source", "resolved", "unresolved", "unverified")
+SEVERITIES = ("error", "warning", "info")
+KINDS = ("official_spec", "vendor_blog", "third_party")
+
+STATUS_MARK = {
+    "agreed": ("✓", "agreed", "two or more independent sources agree"),
+    "single_source": ("○", "single source", "one source states it, none disagrees"),
+    "resolved": ("◆", "resolved", "sources disagreed; a stronger or newer source won"),
+    "unresolved": ("✖", "unresolved", "sources of equal standing disagree"),
+    "unverified": ("▲", "unverified", "no official document names the size"),
+}
+"""Shape, word and meaning of each status: the shape and word carry it when colour cannot."""
+
+SEVERITY_MARK = {"error": "✖", "warning": "▲", "info": "ℹ"}
+
+LABELS = {
+    "vcpus": ("vCPUs", ""),
+    "memory_gib": ("Memory", "GiB"),
+    "gpu_count": ("GPUs", ""),
+    "gpu_model": ("GPU model", ""),
+    "gpu_memory_gib": ("GPU memory", "GiB per GPU"),
+    "gpu_memory_total_gib": ("GPU memory", "GiB in total"),
+    "temp_storage_gib": ("Temp storage", "GiB"),
+    "max_data_disks": ("Data disks", "at most"),
+    "uncached_disk_iops": ("Disk IOPS", "uncached"),
+    "uncached_disk_mbps": ("Disk throughput", "MBps uncached"),
+    "max_nics": ("NICs", "at most"),
+    "network_bandwidth_mbps": ("Network", "Mbps"),
+    "temp_disk_count": ("Temp disks", ""),
+    "nvme_disk_count": ("NVMe disks", ""),
+    "nvme_disk_size_gib": ("NVMe disk size", "GiB"),
+    "cpu_model": ("CPU model", ""),
+    "cpu_vendor": ("CPU vendor", ""),
+    "lifecycle": ("Lifecycle", ""),
+    "premium_storage": ("Premium storage", ""),
+    "infiniband": ("InfiniBand", ""),
+    "nvlink": ("NVLink", ""),
+    "accelerated_networking": ("Accelerated networking", ""),
+    "live_migration": ("Live migration", ""),
+    "generation_1_vms": ("Generation 1", "VMs"),
+    "generation_2_vms": ("Generation 2", "VMs"),
+}
+"""Column headings a person reads (label, second line); the column name stays in the tooltip."""
+
+SIZE_GROUPS = {
+    "Compute and GPU": (
+        "vcpus",
+        "memory_gib",
+        "gpu_count",
+        "gpu_model",
+        "gpu_memory_gib",
+        "gpu_memory_total_gib",
+        "cpu_model",
+        "cpu_vendor",
+    ),
+    "Storage and network": (
+        "temp_storage_gib",
+        "temp_disk_count",
+        "nvme_disk_count",
+        "nvme_disk_size_gib",
+        "max_data_disks",
+        "uncached_disk_iops",
+        "uncached_disk_mbps",
+        "max_nics",
+        "network_bandwidth_mbps",
+    ),
+    "Interconnect, features and lifecycle": (
+        "interconnect",
+        "infiniband",
+        "nvlink",
+        "accelerated_networking",
+        "premium_storage",
+        "live_migration",
+        "generation_1_vms",
+        "generation_2_vms",
+    ),
+}
+"""The size columns in tables narrow enough to read without scrolling sideways; a column the
+schema gains later lands in a last table rather than disappearing."""
+
+ROW_HEAD_ATTRIBUTES = ("lifecycle",)
+"""Shown under the size's name in every table: a retired size should not be missed."""
+
+_COUNT_UNITS = frozenset({"vCPU", "GPU", "disk", "NIC", "CPU", "VM", "document", "source", "claim", "line"})
+"""Units that only repeat the heading ("vCPUs (vCPU)"), so the heading leaves them out."""
+
+CSS = """
+:root {
+  --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --paper: #ffffff; --wash: #f6f8fa;
+  --agreed: #007a5a; --single_source: #5a5a5a; --resolved: #0060a0; --unresolved: #c23b00; --unverified: #a86b00;
+  --error: #c23b00; --warning: #a86b00; --info: #0060a0;
+}
+* { box-sizing: border-box; }
+[hidden] { display: none !important; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0; color: var(--ink); background: var(--wash);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", "DejaVu Sans", Arial, sans-serif;
+}
+header.top { background: #1b2a3a; color: #fff; padding: 24px max(24px, calc((100% - 1680px) / 2 + 24px)) 18px; }
+header.top h1 { margin: 0 0 4px; font-size: 26px; font-weight: 650; letter-spacing: -0.01em; }
+header.top p { margin: 0; color: #c9d4df; max-width: 70em; }
+header.top nav { margin-top: 14px; display: flex; flex-wrap: wrap; gap: 6px 18px; }
+header.top nav a { color: #fff; text-decoration: none; border-bottom: 1px solid #6f8aa5; }
+header.top nav a:hover { border-bottom-color: #fff; }
+main { max-width: 1680px; margin: 0 auto; padding: 4px 24px 40px; }
+section.block { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 18px 20px;
+  margin: 20px 0; }
+h2 { margin: 0 0 6px; font-size: 21px; }
+h2 .count { color: var(--muted); font-weight: 400; font-size: 16px; }
+p.help { margin: 0 0 14px; color: var(--muted); max-width: 75em; }
+code, .mono { font-family: "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace; font-size: 0.88em; }
+
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(210px, 1fr)); gap: 14px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; background: var(--paper); }
+.card h3 { margin: 0; font-size: 13px; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); }
+.card .total { font-size: 32px; font-weight: 650; line-height: 1.2; }
+.card ul { list-style: none; margin: 6px 0 0; padding: 0; }
+.card li { display: flex; justify-content: space-between; gap: 8px; padding: 2px 0;
+  border-top: 1px dotted var(--line); }
+.card li .n { font-variant-numeric: tabular-nums; font-weight: 600; }
+.card li.zero { color: var(--muted); }
+.card li.zero .n { font-weight: 400; }
+
+.mark { display: inline-flex; align-items: center; gap: 4px; white-space: nowrap; font-size: 11px; line-height: 1.3;
+  padding: 0 5px; border-radius: 4px; border: 1px solid currentColor; background: var(--paper); }
+.mark .sym { font-size: 11px; }
+.mark .conf { font-variant-numeric: tabular-nums; color: var(--ink); }
+.mark.s-agreed { color: var(--agreed); border-style: solid; }
+.mark.s-single_source { color: var(--single_source); border-style: dotted; }
+.mark.s-resolved { color: var(--resolved); border: 3px double var(--resolved); padding: 0 3px; background: #eaf3fb; }
+.mark.s-unresolved { color: var(--unresolved); border-width: 2px; font-weight: 650; background: #fdeee8; }
+.mark.s-unverified { color: var(--unverified); border-style: dashed; background: #fdf5e6; }
+.mark.sev-error { color: var(--error); border-width: 2px; font-weight: 650; }
+.mark.sev-warning { color: var(--warning); border-style: dashed; }
+.mark.sev-info { color: var(--info); border-style: dotted; }
+.legend { display: flex; flex-wrap: wrap; gap: 8px 18px; margin: 16px 0 0; padding: 10px 14px; background: var(--wash);
+  border-radius: 6px; font-size: 13px; color: var(--muted); }
+.legend span.item { display: inline-flex; gap: 6px; align-items: center; }
+
+.controls { display: flex; gap: 12px; align-items: center; margin: 0 0 12px; flex-wrap: wrap; }
+.controls input { font: inherit; padding: 5px 10px; border: 1px solid var(--line); border-radius: 6px;
+  width: 24em; max-width: 100%; }
+.controls .shown { color: var(--muted); font-size: 13px; }
+.scroll { overflow-x: auto; border: 1px solid var(--line); border-radius: 6px; }
+h3.table-title { font-size: 15px; margin: 20px 0 8px; }
+table { border-collapse: separate; border-spacing: 0; width: 100%; font-size: 13.5px; }
+th, td { padding: 6px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead th { position: sticky; top: 0; background: #eef1f4; font-weight: 600; z-index: 1; }
+thead th button { all: unset; cursor: pointer; display: inline-flex; flex-direction: column; }
+thead th button:focus-visible { outline: 2px solid var(--resolved); }
+thead th .unit { font-weight: 400; color: var(--muted); font-size: 12px; }
+thead th[aria-sort="ascending"] button::after { content: " ▲"; font-size: 10px; }
+thead th[aria-sort="descending"] button::after { content: " ▼"; font-size: 10px; }
+tbody tr:nth-child(even) td { background: #fafbfc; }
+tbody tr:hover td { background: #f1f6fb; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.code { white-space: nowrap; }
+td.v { min-width: 92px; }
+td.v.txt { min-width: 150px; }
+td.v .val { display: block; font-weight: 600; }
+td.v.num .val { text-align: right; }
+td.v .mark { margin-top: 2px; }
+td.v .flag { display: block; font-size: 11px; color: var(--muted); }
+td.empty { color: #9aa3ad; text-align: center; }
+th.rowhead, td.rowhead { position: sticky; left: 0; background: var(--paper); z-index: 2;
+  border-right: 1px solid var(--line); min-width: 150px; max-width: 180px; }
+thead th.rowhead { z-index: 3; background: #eef1f4; }
+tbody tr:nth-child(even) td.rowhead { background: #fafbfc; }
+td.rowhead .name { font-weight: 650; }
+.pfx { font-weight: 400; color: var(--muted); }
+td.rowhead .sub { display: block; font-size: 12px; color: var(--muted); }
+
+.conflict { border: 1px solid var(--line); border-left: 5px solid var(--resolved); border-radius: 6px;
+  padding: 14px 18px; margin: 14px 0; background: var(--paper); break-inside: avoid; }
+.conflict.st-unresolved { border-left-color: var(--unresolved); border-left-style: double; border-left-width: 7px; }
+.conflict.st-unverified { border-left-color: var(--unverified); border-left-style: dashed; }
+.core { font-size: 10px; font-weight: 650; text-transform: uppercase; letter-spacing: 0.05em; color: #fff;
+  background: #1b2a3a; border-radius: 3px; padding: 0 4px; vertical-align: 1px; }
+#conflicts-index { margin-bottom: 8px; }
+#conflicts-index td.chosen { font-weight: 650; }
+.conflict header { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: baseline; }
+.conflict h3 { margin: 0; font-size: 16px; }
+.conflict h3 .attr { font-weight: 400; color: var(--muted); }
+.conflict p.why { margin: 8px 0 12px; padding: 8px 12px; background: var(--wash); border-radius: 6px; }
+.conflict p.why .also { display: block; margin-top: 4px; font-size: 13px; color: var(--muted); }
+.values { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 12px;
+  align-items: start; }
+.value { border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; }
+.value.won { border: 2px solid var(--agreed); background: #f3faf7; }
+.value.lost { border-style: dashed; }
+.value .head { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 10px; margin-bottom: 6px; }
+.value .big { font-size: 22px; font-weight: 650; }
+.tag { font-size: 12px; font-weight: 650; letter-spacing: 0.03em; text-transform: uppercase; padding: 1px 7px;
+  border-radius: 4px; border: 1px solid currentColor; }
+.tag.won { color: var(--agreed); border-width: 2px; }
+.tag.lost { color: var(--muted); border-style: dashed; }
+.tag.superseded { color: var(--unverified); border-style: dotted; }
+.value .facts { font-size: 13px; color: var(--muted); margin: 0 0 6px; }
+.value .facts b { color: var(--ink); font-weight: 600; }
+.value p.note { font-size: 13px; margin: 4px 0 6px; }
+ul.sources { list-style: none; margin: 0; padding: 0; font-size: 13px; }
+ul.sources li { padding: 6px 0; border-top: 1px dotted var(--line); }
+ul.sources .where { overflow-wrap: anywhere; }
+ul.sources .dir { color: var(--muted); }
+ul.sources .meta { display: block; color: var(--muted); font-size: 12px; }
+ul.sources q { display: block; margin-top: 2px; padding-left: 8px; border-left: 3px solid var(--line); quotes: "“" "”";
+  overflow-wrap: anywhere; }
+
+td.doc { overflow-wrap: anywhere; min-width: 240px; }
+td.msg { min-width: 320px; }
+footer { text-align: center; color: var(--muted); font-size: 12px; padding: 0 0 32px; }
+
+@page { size: landscape; margin: 10mm; }
+@media print {
+  body { background: #fff; font-size: 10pt; }
+  table { font-size: 8pt; }
+  td.v, td.v.txt, th.rowhead, td.rowhead, td.doc, td.msg { min-width: 0; }
+  .mark { font-size: 7pt; }
+  /* Browsers drop backgrounds when printing: white-on-dark text would vanish. */
+  .core { color: #000; background: none; border: 1px solid #000; }
+  header.top { background: #fff; color: #000; padding: 0 0 8px; border-bottom: 2px solid #000; }
+  header.top p, header.top nav a { color: #000; }
+  .controls, header.top nav { display: none; }
+  main { padding: 0; max-width: none; }
+  section.block { border: none; padding: 0; margin: 16px 0; }
+  .scroll { overflow: visible; border: none; }
+  thead th, th.rowhead, td.rowhead { position: static; }
+  .conflict, .card, tr { break-inside: avoid; }
+}
+"""
+
+SCRIPT = """
+(function () {
+  "use strict";
+  function key(row, i) {
+    var cell = row.cells[i];
+    if (!cell) { return ""; }
+    return cell.hasAttribute("data-sort") ? cell.getAttribute("data-sort") : cell.textContent.trim();
+  }
+  function compare(a, b) {
+    if (a === "" || b === "") { return a === b ? 0 : (a === "" ? 1 : -1); }
+    var x = Number(a), y = Number(b);
+    if (!isNaN(x) && !isNaN(y)) { return x - y; }
+    return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, i) {
+      var button = th.querySelector("button");
+      if (!button) { return; }
+      button.addEventListener("click", function () {
+        var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (r, s) {
+          var a = key(r, i), b = key(s, i);
+          if (a === "" || b === "") { return compare(a, b); }
+          return dir * compare(a, b);
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  document.querySelectorAll("input[data-filter]").forEach(function (input) {
+    var scope = document.getElementById(input.getAttribute("data-filter"));
+    var shown = scope.querySelector(".shown");
+    input.addEventListener("input", function () {
+      var q = input.value.trim().toLowerCase();
+      var items = scope.querySelectorAll("[data-item]");
+      var n = 0;
+      items.forEach(function (el) {
+        var hit = q === "" || el.textContent.toLowerCase().indexOf(q) !== -1;
+        el.hidden = !hit;
+        if (hit) { n += 1; }
+      });
+      if (shown) { shown.textContent = q === "" ? "" : n + " of " + items.length + " shown"; }
+    });
+  });
+})();
+"""
+
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
+CSP = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; img-src data:"
+"""Defence in depth: even if some document text ever escaped unescaped, the browser would run
+no script but ours and load nothing from anywhere."""
+
+
+def _na(value: Any) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _text(value: Any) -> str:
+    return "" if _na(value) else str(value)
+
+
+def _e(value: Any) -> str:
+    """Any value as escaped text; the only way document-derived text reaches the page."""
+    return "" if _na(value) else html.escape(str(value), quote=True)
+
+
+def _number(value: Any) -> str:
+    v = float(value)
+    if v.is_integer():
+        return f"{int(v):,}"
+    return f"{v:,.3f}".rstrip("0").rstrip(".")
+
+
+def _display(value: Any) -> str:
+    """A cell value as a person reads it: 160,000 not 160000.0, yes/no not True/False."""
+    if _na(value):
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Real):
+        return _number(value)
+    return str(value)
+
+
+def _sort_key(value: Any) -> str:
+    if _na(value):
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return "1" if value else "0"
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    return str(value)
+
+
+def _records(frames: Mapping[str, pd.DataFrame], name: str) -> list[dict[str, Any]]:
+    """A table's rows as dicts, converted once per table: the sections read the same tables."""
+    df = frames.get(name)
+    if df is None:
+        return []
+    key = (id(df), len(df))
+    cached = _RECORDS.get(name)
+    if cached is None or cached[0] != key:
+        cached = (key, [{str(k): v for k, v in row.items()} for row in df.to_dict("records")])
+        _RECORDS[name] = cached
+    return cached[1]
+
+
+_RECORDS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+
+
+def _confidence(value: Any) -> str:
+    try:
+        return f"{float(value):.2f}"
+    except (TypeError, ValueError):
+        return _e(value)  # not a number: shown as it is rather than breaking the page
+
+
+def mark(status: Any, confidence: Any = None) -> str:
+    """A status as shape + word (+ confidence) inside a bordered label whose style differs by status."""
+    key = "" if _na(status) else str(status)
+    sym, word, meaning = STATUS_MARK.get(key, ("?", key or "unknown", "unknown status"))
+    conf = "" if _na(confidence) else f' <span class="conf">{_confidence(confidence)}</span>'
+    css = f"s-{key}" if key in STATUS_MARK else "s-unknown"
+    return (
+        f'<span class="mark {css}" title="{_e(word)}: {_e(meaning)}">'
+        f'<span class="sym" aria-hidden="true">{sym}</span>{_e(word)}{conf}</span>'
+    )
+
+
+def _severity(sev: Any) -> str:
+    key = "" if _na(sev) else str(sev)
+    sym = SEVERITY_MARK.get(key, "?")
+    return f'<span class="mark sev-{_e(key)}"><span class="sym" aria-hidden="true">{sym}</span>{_e(key)}</span>'
+
+
+def _card(title: str, key: str, total: int, parts: Iterable[tuple[str, str, int]]) -> str:
+    items = "".join(
+        f'<li class="{"zero" if n == 0 else ""}"><span>{label}</span>'
+        f'<span class="n" data-count="{key}.{_e(sub)}">{n}</span></li>'
+        for sub, label, n in parts
+    )
+    return (
+        f'<div class="card"><h3>{_e(title)}</h3><div class="total" data-count="{key}">{total}</div>'
+        f"<ul>{items}</ul></div>"
+    )
+
+
+def _counts(rows: Sequence[Mapping[str, Any]], column: str) -> Counter[str]:
+    return Counter("" if _na(r.get(column)) else str(r.get(column)) for r in rows)
+
+
+def _parts(counts: Counter[str], known: Sequence[str], label: Any = None) -> list[tuple[str, str, int]]:
+    """Every known value (zeros too: 'no errors' is news), then any unexpected ones."""
+    keys = list(known) + sorted(k for k in counts if k not in known)
+    return [(k, label(k) if label else _e(k or "(none)"), counts.get(k, 0)) for k in keys]
+
+
+def _summary(frames: Mapping[str, pd.DataFrame], disputes: int) -> str:
+    docs = _records(frames, "documents")
+    sizes = _records(frames, "vm_sizes")
+    facts = _records(frames, "facts")
+    diags = _records(frames, "diagnostics")
+    conflicts = _records(frames, "conflicts")
+    cards = [
+        _card("Documents", "documents", len(docs), _parts(_counts(docs, "kind"), KINDS)),
+        _card("VM sizes", "sizes", len(sizes), _parts(_counts(sizes, "status"), STATUSES, lambda s: mark(s))),
+        _card("Facts", "facts", len(facts), _parts(_counts(facts, "status"), STATUSES, lambda s: mark(s))),
+        _card(
+            "Conflicts",
+            "conflicts",
+            disputes,
+            [
+                ("values", "competing values", len(conflicts)),
+                ("superseded", "superseded by a newer page", sum(r.get("superseded") is True for r in conflicts)),
+            ],
+        ),
+        _card("Diagnostics", "diagnostics", len(diags), _parts(_counts(diags, "severity"), SEVERITIES, _severity)),
+    ]
+    legend = "".join(f'<span class="item">{mark(s)}<span>{_e(STATUS_MARK[s][2])}</span></span>' for s in STATUSES)
+    return (
+        '<section id="summary" class="block"><h2>Summary</h2>'
+        '<p class="help">Counts over the tables in this build. A <em>fact</em> is one chosen value of one attribute of '
+        "one size or series; its status says how it was chosen and its confidence (0 to 1) how far to trust it.</p>"
+        f'<div class="cards">{"".join(cards)}</div>'
+        f'<div class="legend" aria-label="Status marks">{legend}</div></section>'
+    )
+
+
+def _heading(col: schema.Column, core: bool = False) -> str:
+    default = col.unit if col.unit and col.unit not in _COUNT_UNITS else ""
+    label, sub = LABELS.get(col.name, (col.name.replace("_", " ").capitalize(), default))
+    unit = f'<span class="unit">{_e(sub)}</span>' if sub else ""
+    tip = f"{col.name}: {col.description}"
+    tag = ' <span class="core">core</span>' if core else ""
+    return f'<th scope="col" title="{_e(tip)}"><button type="button"><span>{_e(label)}{tag}</span>{unit}</button></th>'
+
+
+def _size_tables(frames: Mapping[str, pd.DataFrame]) -> str:
+    sizes = _records(frames, "vm_sizes")
+    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(frames, "facts")}
+    columns = {c.name: c for c in schema.tables()["vm_sizes"]}
+    # A column no size has a value for would only be a stripe of dashes; it is named instead.
+    empty = {
+        a
+        for a in schema.VM_SIZE_ATTRIBUTES
+        if a in columns and all(_na(r.get(a)) and (_text(r.get("size")), a) not in facts for r in sizes)
+    }
+    attrs = [a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in empty and a not in ROW_HEAD_ATTRIBUTES]
+    grouped = {a for names in SIZE_GROUPS.values() for a in names}
+    groups = [(title, [a for a in names if a in attrs]) for title, names in SIZE_GROUPS.items()]
+    groups.append(("Other attributes", [a for a in attrs if a not in grouped]))
+    no_values = (
+        f'<p class="help">No size has a value for {", ".join(f"<code>{_e(a)}</code>" for a in sorted(empty))}.</p>'
+        if empty and sizes
+        else ""
+    )
+
+    def table(table_id: str, names: Sequence[str]) -> str:
+        head = (
+            '<th scope="col" class="rowhead"><button type="button"><span>Size</span>'
+            '<span class="unit">series · row status</span></button></th>'
+            + "".join(_heading(columns[a], a in schema.CORE_ATTRIBUTES) for a in names)
+        )
+        body = []
+        for row in sizes:
+            size = "" if _na(row.get("size")) else str(row["size"])
+            sub = f'<span class="sub">{_e(row.get("series"))}</span>' if not _na(row.get("series")) else ""
+            link = (
+                f'<span class="sub">likely <span class="mono">{_breakable(row.get("linked_to"))}</span></span>'
+                if not _na(row.get("linked_to"))
+                else ""
+            )
+            extra = "".join(_row_head_value(a, row.get(a), facts.get((size, a))) for a in ROW_HEAD_ATTRIBUTES)
+            cells = [
+                f'<td class="rowhead" data-sort="{_e(size)}"><span class="name mono">{_breakable(size)}</span>{sub}'
+                f"{mark(row.get('status'), row.get('confidence'))}{link}{extra}</td>"
+            ]
+            cells += [_value_cell(size, a, row.get(a), facts.get((size, a)), columns[a]) for a in names]
+            body.append(f'<tr data-item data-size="{_e(size)}">{"".join(cells)}</tr>')
+        return (
+            f'<div class="scroll"><table id="{table_id}" class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>"
+        )
+
+    return (
+        f'<section id="sizes" class="block"><h2>VM sizes <span class="count">{len(sizes)}</span></h2>'
+        '<p class="help">One row per size. Each value carries the status and confidence of its fact; hover a value '
+        "for the reason it was chosen (<em>inherited</em>: stated for the series, not the size). A size's own "
+        "status and confidence are the weakest among its core values, "
+        'the columns marked <span class="core">core</span>. Click a heading to sort.</p>'
+        '<div class="controls"><label>Filter sizes <input type="search" data-filter="sizes" '
+        'placeholder="e.g. ND40 or A100"></label><span class="shown"></span></div>'
+        + "".join(
+            f'<h3 class="table-title">{_e(title)}</h3>{table(f"sizes-{i + 1}", names)}'
+            for i, (title, names) in enumerate(groups)
+            if names
+        )
+        + no_values
+        + "</section>"
+    )
+
+
+def _row_head_value(attr: str, value: Any, fact: Mapping[str, Any] | None) -> str:
+    if _na(value):
+        return ""
+    label = LABELS.get(attr, (attr.replace("_", " "), ""))[0].lower()
+    marked = f" {mark(fact.get('status'), fact.get('confidence'))}" if fact else ""
+    return f'<span class="sub" data-attribute="{_e(attr)}">{_e(label)}: <b>{_e(_display(value))}</b>{marked}</span>'
+
+
+def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None, col: schema.Column) -> str:
+    numeric = col.type in ("int", "float")
+    if fact is None and _na(value):
+        return f'<td class="v empty" data-attribute="{_e(attr)}" data-sort="">—</td>'
+    shown = _display(value) if not _na(value) else _display(fact.get("value") if fact else None)
+    status = fact.get("status") if fact else None
+    flags = []
+    tip = []
+    if fact:
+        if not _na(fact.get("reason")):
+            tip.append(str(fact["reason"]))
+        if not _na(fact.get("inherited_from")):
+            flags.append("inherited")
+            tip.append(f"inherited from series {fact['inherited_from']}")
+        if fact.get("stale") is True:
+            flags.append("stale")
+        if not _na(fact.get("checks_failed")):
+            flags.append("fails a check")
+            tip.append(f"checks failed: {fact['checks_failed']}")
+        if _na(value) and not _na(fact.get("value")):
+            flags.append("range")
+    flag = f'<span class="flag">{" · ".join(flags)}</span>' if flags else ""
+    css = "v num" if numeric else ("v txt" if col.type == "string" else "v")
+    return (
+        f'<td class="{css}" data-attribute="{_e(attr)}" data-status="{_e(status)}" data-sort="{_e(_sort_key(value))}"'
+        f' title="{_e(" ".join(tip))}"><span class="val">{_e(shown)}</span>'
+        f"{mark(status, fact.get('confidence') if fact else None)}{flag}</td>"
+    )
+
+
+def _breakable(name: Any) -> str:
+    """A size name that may wrap after its common `Standard_` prefix, which is dimmed so the part
+    that tells sizes apart stands out; the text stays the whole name for copying and searching."""
+    text = _text(name)
+    if text.startswith("Standard_") and len(text) > len("Standard_"):
+        return f'<span class="pfx">Standard_</span><wbr>{_e(text.removeprefix("Standard_"))}'
+    return _e(text)
+
+
+def _split(text: Any, sep: str) -> list[str]:
+    return [] if _na(text) else [p.strip() for p in str(text).split(sep) if p.strip()]
+
+
+def _where(document: Any, line: Any) -> str:
+    """A document path with its folder dimmed, so the file name stands out in long paths."""
+    path = "" if _na(document) else str(document)
+    folder, _, name = path.rpartition("/")
+    folder_html = f'<span class="dir">{_e(folder)}/</span>' if folder else ""
+    line_html = f'<span class="line">:{_e(line)}</span>' if not _na(line) else ""
+    return f'<span class="where mono">{folder_html}<b>{_e(name)}</b>{line_html}</span>'
+
+
+def _anchor(entity: str, attribute: str, taken: set[str]) -> str:
+    """A stable id for a conflict block, unique on the page whatever the names contain."""
+    base = "conflict-" + (re.sub(r"[^A-Za-z0-9]+", "-", f"{entity} {attribute}").strip("-").lower() or "x")
+    anchor, n = base, 1
+    while anchor in taken:
+        n += 1
+        anchor = f"{base}-{n}"
+    taken.add(anchor)
+    return anchor
+
+
+def _with_unit(row: Mapping[str, Any]) -> str:
+    """A competing value as a person reads it: 160,000 Mbps, not 160000 Mbps; yes/no as in the size tables."""
+    value = _text(row.get("value"))
+    if re.fullmatch(r"\d+(\.\d+)?", value):
+        value = _number(value)
+    elif value in ("true", "false") and _na(row.get("unit")):
+        value = "yes" if value == "true" else "no"
+    unit = "" if _na(row.get("unit")) else f" {_e(row['unit'])}"
+    return f"{_e(value)}{unit}"
+
+
+def _why(reason: Any, note: Any) -> str:
+    """The fact's reason (the whole sentence), then the winning value's note when it adds something:
+    the note is often the reason's first clause, but for an unverified size it names the evidence
+    of the link to the official size."""
+    parts = [] if _na(reason) else [_e(reason)]
+    if not _na(note) and (_na(reason) or str(note).strip().rstrip(".").lower() not in str(reason).lower()):
+        parts.append(f'<span class="also"><b>Note:</b> {_e(note)}</span>' if parts else _e(note))
+    return "".join(parts) or "no reason recorded"
+
+
+def _conflicts(frames: Mapping[str, pd.DataFrame]) -> tuple[str, int]:
+    rows = _records(frames, "conflicts")
+    claims = {str(c["claim_id"]): c for c in _records(frames, "claims") if not _na(c.get("claim_id"))}
+    docs = {str(d["document"]): d for d in _records(frames, "documents") if not _na(d.get("document"))}
+    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(frames, "facts")}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
+    blocks = []
+    index = []
+    taken: set[str] = set()
+    for (entity, attribute), values in sorted(groups.items()):
+        values = sorted(values, key=lambda r: r.get("won") is not True)  # winner first, others as given
+        fact = facts.get((entity, attribute))
+        winner = next((r for r in values if r.get("won") is True), None)
+        why = _why(fact.get("reason") if fact else None, winner.get("note") if winner else None)
+        status = fact.get("status") if fact else None
+        fact_mark = mark(status, fact.get("confidence")) if fact else ""
+        anchor = _anchor(entity, attribute, taken)
+        cards = "".join(_conflict_value(r, claims, docs) for r in values)
+        blocks.append(
+            f'<article id="{_e(anchor)}" class="conflict st-{_e(status)}" data-item data-entity="{_e(entity)}" '
+            f'data-attribute="{_e(attribute)}"><header><h3><span class="mono">{_e(entity)}</span> '
+            f'<span class="attr">· {_e(attribute)}</span></h3>'
+            f"{fact_mark}</header>"
+            f'<p class="why"><strong>Why the chosen value won:</strong> {why}</p>'
+            f'<div class="values">{cards}</div></article>'
+        )
+        chosen = _with_unit(winner) if winner else "—"
+        others = ", ".join(_with_unit(r) for r in values if r is not winner)
+        index.append(
+            f'<tr data-item><td><a class="mono" href="#{_e(anchor)}">{_e(entity)}</a></td><td>{_e(attribute)}</td>'
+            f'<td class="chosen">{chosen}</td><td>{others}</td>'
+            f'<td data-sort="{_e(_sort_key(fact.get("confidence") if fact else None))}">{fact_mark}</td></tr>'
+        )
+    heads = "".join(
+        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
+        for h in ("Entity", "Attribute", "Chosen value", "Other values", "Status of the fact")
+    )
+    overview = (
+        f'<div class="scroll"><table id="conflicts-index" class="sortable"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(index)}</tbody></table></div>"
+    )
+    html_out = (
+        f'<section id="conflicts" class="block"><h2>Conflicts <span class="count">{len(groups)}</span></h2>'
+        '<p class="help">Every attribute on which documents disagree: first an overview (click a name to jump to '
+        "it), then each dispute with its competing values, the documents and lines that state them (with the text "
+        "as written), and why the chosen value won.</p>"
+        '<div class="controls"><label>Filter conflicts <input type="search" data-filter="conflicts" '
+        'placeholder="size, attribute, value or document"></label><span class="shown"></span></div>'
+        + (overview + "".join(blocks) if blocks else "<p>No conflicts: every document agrees.</p>")
+        + "</section>"
+    )
+    return html_out, len(groups)
+
+
+def _conflict_value(
+    row: Mapping[str, Any], claims: Mapping[str, Mapping[str, Any]], docs: Mapping[str, Mapping[str, Any]]
+) -> str:
+    won = row.get("won") is True
+    tags = '<span class="tag won">★ chosen</span>' if won else '<span class="tag lost">☆ not chosen</span>'
+    if row.get("superseded") is True:
+        tags += ' <span class="tag superseded">⟲ superseded</span>'
+    facts = []
+    if not _na(row.get("kinds")):
+        facts.append(f"stated by <b>{_e(row['kinds'])}</b>")
+    if not _na(row.get("newest")):
+        facts.append(f"newest <b>{_e(row['newest'])}</b>")
+    if not _na(row.get("checks_failed")):
+        facts.append(f"fails <b>{_e(row['checks_failed'])}</b>")
+    note = "" if won or _na(row.get("note")) else f'<p class="note">{_e(row["note"])}</p>'
+    sources = []
+    ids = _split(row.get("claims"), " ")
+    found = [claims[i] for i in ids if i in claims]
+    if found:
+        for c in sorted(found, key=lambda c: (str(c.get("document")), _sort_line(c.get("line")))):
+            doc = docs.get(str(c.get("document")), {})
+            meta = [_e(doc.get("kind")), _e(doc.get("as_of")), f"via {_e(c.get('method'))}" if c.get("method") else ""]
+            if not _na(doc.get("title")):
+                meta.append(f"“{_e(doc['title'])}”")
+            raw = f"<q>{_e(c.get('raw_text'))}</q>" if not _na(c.get("raw_text")) else ""
+            sources.append(
+                f'<li data-claim="{_e(c.get("claim_id"))}">{_where(c.get("document"), c.get("line"))}'
+                f'<span class="meta">{" · ".join(m for m in meta if m)}</span>{raw}</li>'
+            )
+    else:  # the claims table is not at hand: fall back on the document:line list of the conflict row
+        for ref in _split(row.get("documents"), ";"):
+            path, _, line = ref.rpartition(":")
+            sources.append(f"<li>{_where(path or ref, line if path else None)}</li>")
+    return (
+        f'<div class="value {"won" if won else "lost"}" data-value="{_e(row.get("value"))}">'
+        f'<div class="head"><span class="big">{_with_unit(row)}</span>{tags}</div>'
+        f'<p class="facts">{" · ".join(facts)}</p>{note}<ul class="sources">{"".join(sources)}</ul></div>'
+    )
+
+
+def _sort_line(line: Any) -> float:
+    try:
+        return float(line)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _documents(frames: Mapping[str, pd.DataFrame]) -> str:
+    docs = _records(frames, "documents")
+    body = "".join(
+        f'<tr data-item><td class="doc" data-sort="{_e(d.get("document"))}">{_where(d.get("document"), None)}</td>'
+        f"<td>{_e(d.get('title'))}</td><td>{_e(d.get('kind'))}</td><td>{_e(d.get('publisher'))}</td>"
+        f'<td class="num" data-sort="{_e(d.get("as_of"))}">{_e(d.get("as_of"))}</td>'
+        f'<td class="num" data-sort="{_e(_sort_key(d.get("claims")))}">{_e(_display(d.get("claims")))}</td></tr>'
+        for d in docs
+    )
+    heads = "".join(
+        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
+        for h in ("Document", "Title", "Kind", "Publisher", "As of", "Claims")
+    )
+    return (
+        f'<section id="documents" class="block"><h2>Documents <span class="count">{len(docs)}</span></h2>'
+        '<p class="help">Every document read, its authority tier and the date it gives for itself.</p>'
+        '<div class="controls"><label>Filter documents <input type="search" data-filter="documents" '
+        'placeholder="path, title or kind"></label><span class="shown"></span></div>'
+        f'<div class="scroll"><table class="sortable"><thead><tr>{heads}</tr></thead><tbody>{body}</tbody></table>'
+        "</div></section>"
+    )
+
+
+def _diagnostics(frames: Mapping[str, pd.DataFrame]) -> str:
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    # Errors first: the order a person fixes things in; within a severity, the table's own order.
+    diags = sorted(_records(frames, "diagnostics"), key=lambda d: order.get(_text(d.get("severity")), len(order)))
+    body = "".join(
+        f'<tr data-item data-severity="{_e(d.get("severity"))}">'
+        f'<td data-sort="{order.get(str(d.get("severity")), 9)}">{_severity(d.get("severity"))}</td>'
+        f'<td class="mono code">{_e(d.get("code"))}</td>'
+        f'<td class="doc" data-sort="{_e(d.get("document"))}">{_where(d.get("document"), d.get("line"))}</td>'
+        f'<td class="msg">{_e(d.get("message"))}</td></tr>'
+        for d in diags
+    )
+    heads = "".join(
+        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
+        for h in ("Severity", "Code", "Document", "Message")
+    )
+    table = (
+        f'<div class="scroll"><table class="sortable"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        if diags
+        else "<p>No diagnostics: every document was read without a problem.</p>"
+    )
+    return (
+        f'<section id="diagnostics" class="block"><h2>Diagnostics <span class="count">{len(diags)}</span></h2>'
+        '<p class="help">Problems found while reading the documents. A problem never stops a build; it is listed '
+        "here with the file and line.</p>"
+        '<div class="controls"><label>Filter diagnostics <input type="search" data-filter="diagnostics" '
+        'placeholder="severity, code, document or message"></label><span class="shown"></span></div>'
+        f"{table}</section>"
+    )
+
+
+def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM dataset") -> str:
+    """The whole page: summary, sizes, conflicts, documents, diagnostics; deterministic for given frames."""
+    conflicts, disputes = _conflicts(frames)
+    nav = "".join(
+        f'<a href="#{k}">{v}</a>'
+        for k, v in (
+            ("summary", "Summary"),
+            ("sizes", "VM sizes"),
+            ("conflicts", "Conflicts"),
+            ("documents", "Documents"),
+            ("diagnostics", "Diagnostics"),
+        )
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'
+        f"<title>{_e(title)}</title><style>{CSS}</style></head>\n"
+        f'<body><header class="top"><h1>{_e(title)}</h1>'
+        "<p>What the documentation says about each GPU VM size, how sure we are, where documents disagree and "
+        "why one value was chosen. Every value traces back to a document and a line.</p>"
+        f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
+        f"{_summary(frames, disputes)}\n{_size_tables(frames)}\n{conflicts}\n{_documents(frames)}\n"
+        f"{_diagnostics(frames)}\n</main>"
+        f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
+        "pipeline/report.py</footer>"
+        f"<script>{SCRIPT}</script></body></html>\n"
+    )

@@ -1,0 +1,146 @@
+"""Data contracts: the shipped tables keep them, and a table broken on purpose is named, with
+the column, the rule and an example, in one sentence per problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from pipeline.builder import compute
+from pipeline.contracts import schemas, validate
+from pipeline.schema import tables
+
+SOURCES = Path(__file__).resolve().parent.parent / "sources"
+
+
+@pytest.fixture(scope="module")
+def frames() -> dict[str, pd.DataFrame]:
+    _, frames = compute(SOURCES)
+    return frames
+
+
+def broken(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    return {name: df.copy() for name, df in frames.items()}
+
+
+def test_every_table_has_a_contract() -> None:
+    assert list(schemas()) == list(tables())
+
+
+def test_shipped_frames_keep_the_contract(frames: dict[str, pd.DataFrame]) -> None:
+    assert validate(frames) == []
+
+
+def test_written_parquet_keeps_the_contract(shipped_output: Path) -> None:
+    """What a reader loads back from disk keeps the same promises as what the build computed."""
+    loaded = {name: pd.read_parquet(shipped_output / f"{name}.parquet") for name in tables()}
+    assert validate(loaded) == []
+
+
+def test_confidence_out_of_range(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    bad["facts"].loc[3, "confidence"] = 1.5
+    assert validate(bad) == ["facts.confidence: must be between 0 and 1; 1 row(s) fail, e.g. 1.5 at row(s) 3"]
+
+
+def test_duplicate_size(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    sizes = bad["vm_sizes"]
+    row = sizes[sizes["size"] == "Standard_ND40rs_v2"]
+    bad["vm_sizes"] = pd.concat([sizes, row], ignore_index=True)
+    assert validate(bad) == ["vm_sizes.size: must be unique; duplicated: Standard_ND40rs_v2"]
+
+
+def test_unknown_status(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    bad["facts"].loc[4, "status"] = "bogus"
+    assert validate(bad) == [
+        "facts.status: must be one of agreed, resolved, single_source, unverified, unresolved; "
+        "1 row(s) fail, e.g. 'bogus' at row(s) 4"
+    ]
+
+
+def test_duplicate_fact_and_claim(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    bad["facts"] = pd.concat([bad["facts"], bad["facts"].iloc[[0]]], ignore_index=True)
+    bad["claims"] = pd.concat([bad["claims"], bad["claims"].iloc[[5]]], ignore_index=True)
+    first = bad["facts"].iloc[0]
+    problems = validate(bad)
+    assert (
+        f"facts: (entity, attribute) must be unique; duplicated: ({first['entity']}, {first['attribute']})" in problems
+    )
+    assert any(p.startswith("claims.claim_id: must be unique") for p in problems)
+    assert len(problems) == 2, problems
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "value", "expected"),
+    [
+        ("claims", "line", 0, "claims.line: must be >= 1"),
+        ("claims", "entity_kind", "region", "claims.entity_kind: must be one of size, series"),
+        ("diagnostics", "severity", "fatal", "diagnostics.severity: must be one of error, warning, info"),
+        ("documents", "kind", "forum", "documents.kind: must be one of official_spec, vendor_blog, third_party"),
+        ("documents", "claims", -1, "documents.claims: must be >= 0"),
+        ("facts", "sources", -2, "facts.sources: must be >= 0"),
+        ("vm_sizes", "confidence", -0.1, "vm_sizes.confidence: must be between 0 and 1"),
+        ("facts", "entity", None, "facts.entity: must not be empty"),
+    ],
+)
+def test_one_broken_value_gives_one_sentence(
+    frames: dict[str, pd.DataFrame], table: str, column: str, value: Any, expected: str
+) -> None:
+    bad = broken(frames)
+    bad[table].loc[1, column] = value
+    problems = validate(bad)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(expected)
+    assert "row(s) 1" in problems[0]
+
+
+def test_conflict_with_two_winners(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    conflicts = bad["conflicts"]
+    loser = conflicts.index[conflicts["won"] == False][0]  # noqa: E712 (nullable boolean)
+    conflicts.loc[loser, "won"] = True
+    problems = validate(bad)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("conflicts: each disputed (entity, attribute) must have one winner")
+
+
+def test_shape_problems(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    del bad["documents"]
+    bad["facts"] = bad["facts"].drop(columns=["reason"])
+    bad["claims"]["claim_id"] = bad["claims"]["claim_id"].astype(object)
+    bad["vm_sizes"]["vcpus"] = bad["vm_sizes"]["vcpus"].astype("Float64")
+    bad["diagnostics"]["extra"] = 1
+    bad["notes"] = pd.DataFrame()
+    problems = validate(bad)
+    assert "documents: table is missing" in problems
+    assert "facts: column reason is missing" in problems
+    assert "claims.claim_id: must have a pandas string dtype (found object)" in problems
+    assert "vm_sizes.vcpus: has type Float64, expected Int64" in problems
+    assert "diagnostics: unexpected column extra" in problems
+    assert "notes: unexpected table" in problems
+
+
+def test_never_raises_on_garbage(frames: dict[str, pd.DataFrame]) -> None:
+    bad: dict[str, object] = dict(broken(frames))
+    bad["facts"] = "not a table"
+    bad["claims"] = pd.DataFrame({"claim_id": [[1, 2], {"a": 1}]})
+    confidence = bad["vm_sizes"]
+    assert isinstance(confidence, pd.DataFrame)
+    confidence["confidence"] = confidence["confidence"].astype(str)
+    problems = validate(bad)  # type: ignore[arg-type]
+    assert "facts: expected a pandas DataFrame, got str" in problems
+    assert any(p.startswith("claims:") for p in problems)
+    assert any(p.startswith("vm_sizes.confidence:") for p in problems)
+
+
+def test_empty_tables_keep_the_contract() -> None:
+    from pipeline.write import frame
+
+    assert validate({name: frame([], cols) for name, cols in tables().items()}) == []

@@ -1,0 +1,183 @@
+"""The HTML report: every section, the right counts, the disputes with their documents, and
+document text that can never become markup."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline.builder import compute
+from pipeline.report import render_report
+
+SOURCES = Path(__file__).resolve().parent.parent / "sources"
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def frames() -> dict[str, pd.DataFrame]:
+    _, frames = compute(SOURCES)
+    return frames
+
+
+@pytest.fixture(scope="module")
+def page(frames: dict[str, pd.DataFrame]) -> str:
+    return render_report(frames)
+
+
+class _Text(HTMLParser):
+    """Visible text of a fragment, tags dropped and entities decoded, as a reader sees it."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+
+def text(fragment: str) -> str:
+    parser = _Text()
+    parser.feed(fragment)
+    return " ".join("".join(parser.parts).split())
+
+
+def counts(page: str) -> dict[str, int]:
+    return {k: int(v) for k, v in re.findall(r'data-count="([^"]+)">(\d+)<', page)}
+
+
+def conflict_block(page: str, entity: str, attribute: str) -> str:
+    found = re.findall(
+        rf'<article [^>]*data-entity="{re.escape(entity)}" data-attribute="{re.escape(attribute)}".*?</article>',
+        page,
+        flags=re.S,
+    )
+    assert len(found) == 1, f"expected one conflict block for {entity} {attribute}, found {len(found)}"
+    return str(found[0])
+
+
+def test_sections_present(page: str) -> None:
+    for section in ("summary", "sizes", "conflicts", "documents", "diagnostics"):
+        assert f'id="{section}"' in page
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count("<script") == 1, "the page's own script is the only one"
+
+
+def test_summary_counts(page: str, frames: dict[str, pd.DataFrame]) -> None:
+    got = counts(page)
+    assert got["documents"] == len(frames["documents"])
+    assert got["sizes"] == len(frames["vm_sizes"])
+    assert got["facts"] == len(frames["facts"])
+    assert got["diagnostics"] == len(frames["diagnostics"])
+    for status, n in frames["facts"]["status"].value_counts().items():
+        assert got[f"facts.{status}"] == n
+    for status, n in frames["vm_sizes"]["status"].value_counts().items():
+        assert got[f"sizes.{status}"] == n
+    for severity in ("error", "warning", "info"):
+        assert got[f"diagnostics.{severity}"] == int((frames["diagnostics"]["severity"] == severity).sum())
+    for kind, n in frames["documents"]["kind"].value_counts().items():
+        assert got[f"documents.{kind}"] == n
+    disputes = frames["conflicts"][["entity", "attribute"]].drop_duplicates()
+    assert got["conflicts"] == len(disputes)
+    assert page.count('<article id="conflict-') == len(disputes)
+
+
+def test_every_size_has_a_row_with_marked_values(page: str, frames: dict[str, pd.DataFrame]) -> None:
+    for size in frames["vm_sizes"]["size"]:
+        assert f'data-size="{size}"' in page
+    row = re.search(r'<tr data-item data-size="Standard_ND40rs_v2">.*?</tr>', page, flags=re.S)
+    assert row is not None
+    cell = re.search(r'<td [^>]*data-attribute="gpu_memory_gib"[^>]*>.*?</td>', row.group(0), flags=re.S)
+    assert cell is not None
+    facts = frames["facts"]
+    fact = facts[(facts["entity"] == "Standard_ND40rs_v2") & (facts["attribute"] == "gpu_memory_gib")].iloc[0]
+    shown = text(cell.group(0))
+    # Status as a word and confidence as a number, not only as a colour.
+    assert "32" in shown
+    assert str(fact["status"]).replace("_", " ") in shown
+    assert f"{float(fact['confidence']):.2f}" in shown
+
+
+def test_nd40rs_v2_gpu_memory_conflict(page: str, frames: dict[str, pd.DataFrame]) -> None:
+    block = conflict_block(page, "Standard_ND40rs_v2", "gpu_memory_gib")
+    assert 'data-value="32"' in block
+    assert 'data-value="16"' in block
+    shown = text(block)
+    rows = frames["conflicts"]
+    rows = rows[(rows["entity"] == "Standard_ND40rs_v2") & (rows["attribute"] == "gpu_memory_gib")]
+    for documents in rows["documents"]:
+        for ref in documents.split("; "):
+            assert ref in shown, f"{ref} missing from the conflict block"
+    assert "seeds/thirdparty-azure-nd-series.txt:58" in shown
+    facts = frames["facts"]
+    reason = facts[(facts["entity"] == "Standard_ND40rs_v2") & (facts["attribute"] == "gpu_memory_gib")]["reason"]
+    # The whole reason, not only the conflict row's shorter note (its first clause).
+    assert "the third-party value 16 GiB matches the retired ND40s_v2" in reason.iloc[0]
+    assert f"Why the chosen value won: {reason.iloc[0]}" in shown
+    # The winner comes first, marked as chosen in words.
+    assert block.index('data-value="32"') < block.index('data-value="16"')
+    assert "chosen" in shown.lower()
+
+
+def test_unverified_conflict_shows_the_link_evidence(page: str, frames: dict[str, pd.DataFrame]) -> None:
+    """For a size no official page names, the reason and the note on the link to the official size."""
+    shown = text(conflict_block(page, "Standard_ND12", "gpu_memory_gib"))
+    assert "No official document names Standard_ND12" in shown
+    assert "Note: value of the linked official size Standard_ND12s" in shown
+    assert "seeds/thirdparty-azure-nd-series.txt:56" in shown
+
+
+def test_flags_read_yes_and_no_as_in_the_size_tables(page: str) -> None:
+    block = conflict_block(page, "ND A100 v4", "accelerated_networking")
+    assert 'data-value="true"' in block and 'data-value="false"' in block, "the stored values stay in the data"
+    assert '<span class="big">yes</span>' in block and '<span class="big">no</span>' in block
+    assert block.index('<span class="big">yes</span>') < block.index('<span class="big">no</span>'), "winner first"
+
+
+def hostile(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The shipped frames with markup in the places documents feed."""
+    out = {name: df.copy() for name, df in frames.items()}
+    bad = f"{SCRIPT} {IMG}"
+    out["documents"].loc[0, "title"] = bad
+    conflicts = out["conflicts"]
+    pick = conflicts.index[(conflicts["entity"] == "Standard_ND40rs_v2") & (conflicts["value"] == "16")][0]
+    conflicts.loc[pick, "value"] = bad
+    conflicts.loc[pick, "note"] = bad
+    claims = out["claims"]
+    for claim_id in str(conflicts.loc[pick, "claims"]).split():
+        claims.loc[claims["claim_id"] == claim_id, "raw_text"] = bad
+    out["facts"].loc[0, "reason"] = bad
+    out["diagnostics"].loc[0, "message"] = bad
+    out["vm_sizes"].loc[0, "gpu_model"] = bad
+    out["vm_sizes"].loc[0, "linked_to"] = bad
+    return out
+
+
+def test_document_text_is_escaped(frames: dict[str, pd.DataFrame]) -> None:
+    page = render_report(hostile(frames), title=f"Report {SCRIPT}")
+    assert SCRIPT not in page
+    assert IMG not in page
+    assert "<img" not in page
+    assert page.count("<script") == 1
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    # Escaped, the text still reaches the reader: the title, the raw text, the note.
+    shown = text(page)
+    assert shown.count(SCRIPT) >= 6
+
+
+def test_deterministic_and_offline(frames: dict[str, pd.DataFrame], page: str) -> None:
+    assert render_report(frames) == page
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', page), "the page loads nothing from the network"
+    assert "Content-Security-Policy" in page
+
+
+def test_missing_tables_do_not_break_the_page() -> None:
+    page = render_report({})
+    for section in ("summary", "sizes", "conflicts", "diagnostics"):
+        assert f'id="{section}"' in page
+    assert counts(page)["documents"] == 0
