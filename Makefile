@@ -9,13 +9,16 @@ SOURCES ?= sources
 OUT ?= output
 STRICT ?=
 
-.PHONY: build test drift lint typecheck clean help fuzz
+.PHONY: build test drift lint typecheck browser clean help fuzz bench corpus
 
 help:
 	@echo "make build [SOURCES=dir] [OUT=dir] [STRICT=1]   build the dataset"
 	@echo "make test                                      lint, type-check, run the tests"
+	@echo "make browser                                   install chromium + chromedriver when missing"
 	@echo "make drift [FORMAT=text|markdown|json]         what sources/ would change in output/"
 	@echo "make fuzz [EXAMPLES=5000]                      long fuzz run of the whole build"
+	@echo "make bench [SIZES=100,1000,10000]              time builds of generated corpora; bench/results.md"
+	@echo "make corpus N=1000 [DEST=corpus]               generate a realistic corpus of N documents"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,7 +39,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
 
-test: $(STAMP) lint typecheck
+# Debian's chromium and chromedriver for tests/test_browser.py, installed only when missing (with sudo
+# when not root and sudo exists). Where they cannot be installed that test is skipped, unless
+# REQUIRE_BROWSER=1 (set by .ci/run), which makes it fail.
+CHROMIUM ?= /usr/bin/chromium
+CHROMEDRIVER ?= /usr/bin/chromedriver
+SUDO := $(shell if [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then echo sudo; fi)
+
+browser:
+	@if [ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ]; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && $(SUDO) apt-get update \
+		&& $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; then :; \
+	else echo "warning: could not install chromium and chromium-driver; tests/test_browser.py will be skipped (or fail, with REQUIRE_BROWSER=1)" >&2; fi
+
+test: $(STAMP) lint typecheck browser
 	$(BIN)/python -m pytest -q
 
 # The suite runs 25 generated folders; this runs EXAMPLES of them (tests/test_fuzz.py).
@@ -44,5 +60,16 @@ EXAMPLES ?= 5000
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz FUZZ_EXAMPLES=$(EXAMPLES) $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_fuzz.py
 
+# Cold, no-op and one-change builds of generated corpora against markdown-it-py's own
+# tokenize time; prints a table and writes bench/results.md and bench/results.json.
+SIZES ?= 100,1000,10000
+bench: $(STAMP)
+	$(BIN)/python -m pipeline.bench --sizes $(SIZES) --out bench/results.md
+
+N ?= 1000
+DEST ?= corpus
+corpus: $(STAMP)
+	$(BIN)/python -m pipeline.corpus $(N) $(DEST)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .pipeline-cache

@@ -1,7 +1,8 @@
 """GPU VM documentation pipeline: documents in, a dataset with provenance out.
 
-The public surface is small on purpose: `build(sources, out)`, `drift(old, new)`,
-`explain(entity, attribute)` and the records they return. Names are loaded on first use so that the command line's
+The public surface is small on purpose: `build(sources, out)` (which raises `ContractViolation`
+when its tables would break their contract), `drift(old, new)`, `explain(entity, attribute)` and
+the records they return. Names are loaded on first use so that the command line's
 `--help` does not wait for pandas and pyarrow to import.
 """
 
@@ -12,6 +13,7 @@ from typing import Any
 
 _EXPORTS = {
     "build": "pipeline.builder",
+    "ContractViolation": "pipeline.records",
     "Settings": "pipeline.builder",
     "explain": "pipeline.explainer",
     "drift": "pipeline.differ",

@@ -5,18 +5,21 @@ This module only wires the stages together and turns their records into table ro
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from pipeline import knowledge, schema
-from pipeline.extract import extract
+from pipeline.cache import Cache
 from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
-from pipeline.read import Limits, read_all
+from pipeline.parse import Input, code_fingerprint, parse_all, survey
+from pipeline.read import Limits
 from pipeline.reconcile import Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, Diagnostic, Document, Extraction
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
@@ -31,6 +34,13 @@ class Settings:
     """Knobs a maintainer may turn; the defaults suit the shipped corpus."""
 
     limits: Limits = field(default_factory=Limits)
+    workers: int | None = None
+    """Processes that parse documents (default: one per core); 1 parses in this process."""
+    incremental: bool = True
+    """Keep parsed documents in a cache, and leave `out` alone when neither the documents,
+    the settings nor the pipeline changed since it was built."""
+    cache_dir: Path | None = None
+    """Where the cache lives (default: `.pipeline-cache` beside the output folder)."""
     stale_after_days: int = 730
     """A fact whose only support is this much older than another document about the same
     entity is flagged stale."""
@@ -39,25 +49,108 @@ class Settings:
 def build(
     sources: Path, out: Path, *, settings: Settings = Settings(), progress: Progress | None = None
 ) -> BuildResult:
-    """Build every table from the documents under `sources` into `out`, atomically."""
+    """Build every table from the documents under `sources` into `out`, atomically.
+
+    Beside the tables, `out` gets `report.html` (for people), `SCHEMA.md` and `datapackage.json`
+    (the data dictionary), all listed with their hashes in `manifest.json`. The tables are
+    checked against their contracts (`pipeline.contracts`) before anything is written: a build
+    whose data would break them raises `ContractViolation` listing every violation, and `out`
+    stays as it was."""
     sources = Path(sources)
     out = Path(out)
     with output_lock(out):
         recover(out)
-        result, frames = compute(sources, settings, progress)
+        inputs, found = survey(sources, settings.limits) if sources.is_dir() else ([], [])
+        key = build_key(sources, inputs, found, settings)
+        if settings.incremental and (previous := _unchanged(out, key)) is not None:
+            return previous
+        # Imported here, not at the top: pandera takes seconds to import, and only a build
+        # that has something to do needs it.
+        from pipeline import contracts, dictionary, report
+
+        cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
+        result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found)
+        violations = contracts.validate(frames)
+        if violations:
+            raise contracts.ContractViolation(violations)
         stage = staging_folder(out)
         cols = schema.tables()
         for name, df in frames.items():
             write_table(df, cols[name], name, stage)
-        write_json(stage / "manifest.json", manifest(sources, result, stage))
+        (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
+        (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
+        write_json(stage / "datapackage.json", dictionary.datapackage())
+        listing = manifest(sources, result, stage)
+        listing["build_key"] = key
+        # Not under "outputs", which lists the tables (rows and CSV hash) that drift compares.
+        listing["documentation"] = {
+            name: {"sha256": hashlib.sha256((stage / name).read_bytes()).hexdigest()}
+            for name in ("SCHEMA.md", "datapackage.json", "report.html")
+        }
+        write_json(stage / "manifest.json", listing)
         swap_in(stage, out)
-    return result
+    return replace(result, cache=cache.stats if cache else None)
+
+
+CACHE_FOLDER = ".pipeline-cache"
+
+
+def build_key(sources: Path, inputs: Sequence[Input], found: Sequence[Diagnostic], settings: Settings) -> str:
+    """One hash of everything a build's output depends on: each file's path and bytes, the
+    registry, what discovery reported, the settings that shape the data and the pipeline's code."""
+    digest = hashlib.sha256()
+    shaping = replace(settings, workers=None, incremental=True, cache_dir=None)
+    for part in (code_fingerprint(), repr(shaping), repr(sorted(found, key=repr))):
+        digest.update(part.encode() + b"\0")
+    for item in inputs:
+        digest.update(f"{item.path}\0{item.sha256}\0{item.diagnostics!r}\0".encode())
+    registry = sources / REGISTRY_FILE
+    if registry.is_file():
+        digest.update(registry.read_bytes())
+    return digest.hexdigest()
+
+
+def _unchanged(out: Path, key: str) -> BuildResult | None:
+    """The previous build's summary when `out` was built from exactly these inputs and every
+    file the manifest lists is still there, unaltered; otherwise None (build again)."""
+    try:
+        listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        if listing.get("build_key") != key:
+            return None
+        for name, entry in listing["outputs"].items():
+            if not (out / f"{name}.parquet").is_file() or _sha256(out / f"{name}.csv") != entry["sha256"]:
+                return None
+        for name, entry in listing.get("documentation", {}).items():
+            if _sha256(out / name) != entry["sha256"]:
+                return None
+        with open(out / "diagnostics.csv", encoding="utf-8", newline="") as f:
+            diagnostics = tuple(
+                Diagnostic(r["severity"], r["code"], r["document"], int(r["line"]) if r["line"] else None, r["message"])  # type: ignore[arg-type]
+                for r in csv.DictReader(f)
+            )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    tables = {name: int(entry["rows"]) for name, entry in listing["outputs"].items()}
+    return BuildResult(documents=(), claims=(), diagnostics=diagnostics, tables=tables, up_to_date=True)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def compute(
-    sources: Path, settings: Settings = Settings(), progress: Progress | None = None
+    sources: Path,
+    settings: Settings = Settings(),
+    progress: Progress | None = None,
+    *,
+    cache: Cache | None = None,
+    inputs: Sequence[Input] | None = None,
+    found: Sequence[Diagnostic] = (),
 ) -> tuple[BuildResult, dict[str, Any]]:
-    """Everything but the writing: the result and one DataFrame per table."""
+    """Everything but the writing: the result and one DataFrame per table.
+
+    `inputs` are the files' bytes when the caller has already read them (see `survey`);
+    `cache` keeps parsed documents between builds."""
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
         diagnostics.append(
@@ -69,27 +162,18 @@ def compute(
     extractions: list[Extraction] = []
     know = knowledge.load()
     if sources.is_dir():
-        for doc, diags in read_all(sources, settings.limits):
-            diagnostics.extend(diags)
-            if doc is None:
+        if inputs is None:
+            inputs, found = survey(sources, settings.limits)
+        diagnostics.extend(found)
+        for parsed in parse_all(inputs, settings.limits, cache, settings.workers):
+            diagnostics.extend(parsed.diagnostics)
+            if parsed.document is None:
                 continue
-            documents.append(doc)
-            try:
-                ex = extract(doc, know, settings.limits)
-            except RecursionError:
-                diagnostics.append(
-                    Diagnostic(
-                        "error",
-                        "markdown-too-deep",
-                        doc.path,
-                        None,
-                        "markdown nests too deeply to parse; document skipped",
-                    )
-                )
-                continue
-            extractions.append(ex)
-            diagnostics.extend(ex.diagnostics)
-            if progress:
+            documents.append(parsed.document)
+            if parsed.extraction is not None:
+                extractions.append(parsed.extraction)
+                diagnostics.extend(parsed.extraction.diagnostics)
+            if progress and len(documents) % 100 == 0:
                 progress(f"read {len(documents)} documents")
     diagnostics.extend(_include_diagnostics(extractions, {d.path for d in documents}))
     entries, reg_diags = load_registry(sources) if sources.is_dir() else ([], [])
@@ -100,7 +184,11 @@ def compute(
         sources_by_doc[d.path] = src
         if diag:
             diagnostics.append(diag)
+    if progress:
+        progress(f"read {len(documents)} documents; normalizing")
     norm = normalize(extractions, know)
+    if progress:
+        progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
     diagnostics.extend(norm.diagnostics)
     rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days)
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
@@ -194,7 +282,14 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
 
 def _row(record: Any) -> dict[str, Any]:
     """A record as a dict, shallowly: `dataclasses.asdict` deep-copies and is far slower."""
-    return {f.name: getattr(record, f.name) for f in fields(record)}
+    kind = type(record)
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(record))
+    return {name: getattr(record, name) for name in names}
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 def _frames(

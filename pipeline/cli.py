@@ -10,8 +10,34 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-EPILOG_BUILD = """example:
+if TYPE_CHECKING:
+    from pipeline.records import ContractViolation
+
+EPILOG = """commands:
+  build    read the documents under sources/ and write the tables, report.html, SCHEMA.md and
+           datapackage.json to output/
+  explain  show every claim behind a size's value, the checks applied and why the value was chosen
+  drift    build sources/ into a temporary folder and compare it with the committed output/
+
+example:
+  python -m pipeline build --sources sources --out output
+  python -m pipeline explain ND40rs_v2 gpu_memory_gib
+  python -m pipeline drift --format markdown
+
+'python -m pipeline COMMAND --help' describes each command."""
+
+EPILOG_BUILD = """Besides the tables (Parquet and CSV), --out gets report.html (one static page for people),
+SCHEMA.md and datapackage.json (the data dictionary) and manifest.json. The tables are checked
+against their contracts first: a build whose data would break them writes nothing, lists every
+violation and exits 1.
+
+Builds are incremental: each document is parsed once and kept in .pipeline-cache beside --out
+(keyed by its bytes, the settings and the pipeline's code), and when nothing changed --out is
+left as it is. --no-cache rebuilds everything from scratch.
+
+example:
   python -m pipeline build --sources sources --out output
   python -m pipeline build --strict      # exit 1 when any document has an error"""
 
@@ -25,30 +51,56 @@ def _progress_printer(enabled: bool):  # type: ignore[no-untyped-def]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pipeline.builder import build
+    from pipeline.builder import Settings, build
+    from pipeline.records import ContractViolation
     from pipeline.write import OutputLocked
 
     interactive = sys.stderr.isatty() and not args.quiet
+    settings = Settings(incremental=not args.no_cache, workers=args.workers)
     try:
-        result = build(Path(args.sources), Path(args.out), progress=_progress_printer(interactive))
+        result = build(Path(args.sources), Path(args.out), settings=settings, progress=_progress_printer(interactive))
     except OutputLocked as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ContractViolation as exc:
+        if interactive:
+            print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
+        _print_violations(exc, f"{args.out}/")
+        return 1
     if interactive:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr)
     sev = Counter(d.severity for d in result.diagnostics)
     print(
-        f"documents: {len(result.documents)}  claims: {len(result.claims)}  "
+        f"documents: {result.tables.get('documents', 0)}  claims: {result.tables.get('claims', 0)}  "
         f"sizes: {result.tables.get('vm_sizes', 0)}  diagnostics: {len(result.diagnostics)} "
         f"({sev.get('error', 0)} errors, {sev.get('warning', 0)} warnings, {sev.get('info', 0)} info)"
     )
-    print(f"wrote {', '.join(sorted(result.tables))} to {args.out}/ (Parquet and CSV)")
+    if result.up_to_date:
+        print(f"{args.out}/ is up to date: no document, setting or pipeline code changed (--no-cache rebuilds)")
+    else:
+        print(f"wrote {', '.join(sorted(result.tables))} to {args.out}/ (Parquet and CSV)")
+        print(f"wrote report.html, SCHEMA.md, datapackage.json and manifest.json to {args.out}/")
+        if result.cache is not None:
+            c = result.cache
+            print(
+                f"parse cache: {c.hits} unchanged document(s) reused, {c.misses} parsed"
+                + (f", {c.corrupt} damaged entr{'y' if c.corrupt == 1 else 'ies'} rebuilt" if c.corrupt else "")
+            )
     if args.strict and result.errors:
         print(f"--strict: {len(result.errors)} error(s):", file=sys.stderr)
         for d in result.errors:
             print(f"  {d}", file=sys.stderr)
         return 1
     return 0
+
+
+def _print_violations(exc: ContractViolation, out: str) -> None:
+    print(
+        f"error: the tables break their contract ({len(exc.violations)} violation(s)); nothing was written to {out}:",
+        file=sys.stderr,
+    )
+    for v in exc.violations:
+        print(f"  {v}", file=sys.stderr)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -72,11 +124,16 @@ def cmd_drift(args: argparse.Namespace) -> int:
     from pipeline.builder import build
     from pipeline.differ import drift as compare
     from pipeline.differ import render_json, render_markdown, render_text
+    from pipeline.records import ContractViolation
 
     against = Path(args.against)
     with tempfile.TemporaryDirectory(prefix="pipeline-drift-") as tmp:
         fresh = Path(tmp) / "output"
-        build(Path(args.sources), fresh)
+        try:
+            build(Path(args.sources), fresh)
+        except ContractViolation as exc:
+            _print_violations(exc, "the temporary folder")
+            return 1
         report = compare(against, fresh)
     render = {"text": render_text, "markdown": render_markdown, "json": render_json}[args.format]
     text = render(report)
@@ -90,15 +147,14 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m pipeline",
         description="Turn GPU VM documentation into one dataset with provenance, confidence and conflicts.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="commands:\n  build    read sources/ and write the tables to output/\n\n"
-        "example:\n  python -m pipeline build --sources sources --out output",
+        epilog=EPILOG,
     )
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser(
         "build",
         help="read the documents and write the tables",
         description="Read every .md/.txt file under --sources and write documents, claims, "
-        "vm_sizes and diagnostics as Parquet and CSV into --out.",
+        "vm_sizes, facts, conflicts and diagnostics as Parquet and CSV into --out.",
         epilog=EPILOG_BUILD,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -106,6 +162,13 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--out", default="output", help="output folder (default: output)")
     b.add_argument("--strict", action="store_true", help="exit 1 and list the errors when any diagnostic is an error")
     b.add_argument("--quiet", action="store_true", help="no progress display")
+    b.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="parse every document again and rebuild even when nothing changed (the cache is .pipeline-cache "
+        "beside --out)",
+    )
+    b.add_argument("--workers", type=int, default=None, help="parsing processes (default: one per core)")
     b.set_defaults(func=cmd_build)
     e = sub.add_parser(
         "explain",
@@ -124,7 +187,8 @@ def parser() -> argparse.ArgumentParser:
         "drift",
         help="report what the documents would change in the committed output",
         description="Build --sources into a temporary folder and compare it, table by table and "
-        "value by value, with --against. Exit 0 when they match, 1 when they differ.",
+        "value by value, with --against. Exit 0 when they match, 1 when they differ or when the "
+        "fresh build breaks its contract.",
         epilog="example:\n  python -m pipeline drift\n"
         '  python -m pipeline drift --format markdown >> "$GITHUB_STEP_SUMMARY"',
         formatter_class=argparse.RawDescriptionHelpFormatter,

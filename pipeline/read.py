@@ -11,7 +11,6 @@ import datetime as dt
 import hashlib
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -88,24 +87,34 @@ def _rel(path: Path, root: Path) -> str:
 
 def read_document(path: Path, root: Path, limits: Limits = Limits()) -> tuple[Document | None, list[Diagnostic]]:
     """Decode, repair and split one file; None when nothing in it can be used."""
+    rel, data, diagnostics = load_bytes(path, root, limits)
+    if data is None:
+        return None, diagnostics
+    return parse_bytes(rel, data, limits, diagnostics)
+
+
+def load_bytes(path: Path, root: Path, limits: Limits = Limits()) -> tuple[str, bytes | None, list[Diagnostic]]:
+    """A file's path relative to `root` and its bytes, or None and why not (too large, unreadable)."""
     rel = _rel(path, root.resolve())
-    diagnostics: list[Diagnostic] = []
     try:
         size = path.stat().st_size
         if size > limits.max_file_bytes:
-            return None, [
-                Diagnostic(
-                    "error",
-                    "file-too-large",
-                    rel,
-                    None,
-                    f"file is {size:,} bytes, over the limit of {limits.max_file_bytes:,}; not read",
-                )
-            ]
-        data = path.read_bytes()
+            return (
+                rel,
+                None,
+                [
+                    Diagnostic(
+                        "error",
+                        "file-too-large",
+                        rel,
+                        None,
+                        f"file is {size:,} bytes, over the limit of {limits.max_file_bytes:,}; not read",
+                    )
+                ],
+            )
+        return rel, path.read_bytes(), []
     except OSError as exc:
-        return None, [Diagnostic("error", "unreadable", rel, None, f"cannot read file: {exc.strerror or exc}")]
-    return parse_bytes(rel, data, limits, diagnostics)
+        return rel, None, [Diagnostic("error", "unreadable", rel, None, f"cannot read file: {exc.strerror or exc}")]
 
 
 def parse_bytes(
@@ -397,12 +406,3 @@ def to_metadata(rel: str, raw: dict[str, Any], diags: list[Diagnostic]) -> Metad
         tags=tags,
         keys=tuple(sorted(raw)),
     )
-
-
-def read_all(root: Path, limits: Limits = Limits()) -> Iterator[tuple[Document | None, list[Diagnostic]]]:
-    """Documents one at a time, so a large corpus is never all in memory as text."""
-    paths, diags = discover(root)
-    if diags:
-        yield None, diags
-    for path in paths:
-        yield read_document(path, root, limits)

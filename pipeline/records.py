@@ -7,6 +7,7 @@ reader can see at a glance what a stage promises to the next one.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -135,6 +136,17 @@ class Claim:
         return self.range_min is not None and self.range_max is not None and self.range_min != self.range_max
 
 
+class ContractViolation(RuntimeError):
+    """A build computed tables that break their own contract (`pipeline.contracts`); nothing was written.
+
+    `violations` holds every broken promise, one sentence each, as `validate` gives them."""
+
+    def __init__(self, violations: Sequence[str]) -> None:
+        self.violations = tuple(violations)
+        listed = "\n".join(f"  {v}" for v in self.violations)
+        super().__init__(f"the tables break their contract ({len(self.violations)} violation(s)):\n{listed}")
+
+
 @dataclass(frozen=True, slots=True)
 class BuildResult:
     """What a build produced, for the CLI summary and for tests."""
@@ -146,6 +158,11 @@ class BuildResult:
     facts: tuple[Any, ...] = ()
     conflicts: tuple[Any, ...] = ()
     links: tuple[Any, ...] = ()
+    up_to_date: bool = False
+    """True when nothing had changed and `out` was left as it was: `documents`, `claims` and
+    `facts` are then empty, `tables` and `diagnostics` are read back from `out`."""
+    cache: Any = None
+    """The parse cache's counts (`pipeline.cache.CacheStats`), when a cache was used."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -16,15 +16,14 @@ import os
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from pipeline.schema import SCHEMA_VERSION, Column
 
-_ARROW = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "date": pa.date32()}
+if TYPE_CHECKING:  # imported where used: a build that finds nothing changed never needs them
+    import pandas as pd
+    import pyarrow as pa
+
 _PANDAS = {"string": "string", "int": "Int64", "float": "Float64", "bool": "boolean", "date": "object"}
 
 
@@ -34,17 +33,22 @@ class OutputLocked(RuntimeError):
 
 def arrow_schema(columns: Sequence[Column], table: str) -> pa.Schema:
     """Explicit types, with each column's unit and meaning in its field metadata."""
+    import pyarrow as pa
+
+    arrow = {"string": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "date": pa.date32()}
     fields = []
     for c in columns:
         meta = {"description": c.description}
         if c.unit:
             meta["unit"] = c.unit
-        fields.append(pa.field(c.name, _ARROW[c.type], nullable=True, metadata=meta))
+        fields.append(pa.field(c.name, arrow[c.type], nullable=True, metadata=meta))
     return pa.schema(fields, metadata={"table": table, "schema_version": SCHEMA_VERSION})
 
 
 def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> pd.DataFrame:
     """Rows as a DataFrame with nullable dtypes (Int64, boolean, string), in column order."""
+    import pandas as pd
+
     names = [c.name for c in columns]
     raw = pd.DataFrame.from_records(list(rows), columns=names) if rows else pd.DataFrame(columns=names)
     data: dict[str, Any] = {}
@@ -55,6 +59,9 @@ def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> pd.Da
 
 
 def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     schema = arrow_schema(columns, name)
     table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **(schema.metadata or {})})

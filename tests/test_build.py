@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import build
+from pipeline import ContractViolation, build, builder
 from pipeline.records import BuildResult
 from pipeline.schema import tables
 
@@ -109,10 +113,159 @@ def test_a_bad_document_does_not_stop_the_others(tmp_path: Path) -> None:
     assert set(sizes["size"]) == {"Standard_ND40rs_v2", "Standard_ND40s_v2", "Standard_ND6s"}
 
 
-def test_same_sources_give_identical_csv_bytes(tmp_path: Path) -> None:
-    src = Path(__file__).parent.parent / "sources"
+DOCUMENTATION = ("report.html", "SCHEMA.md", "datapackage.json")
+
+
+def test_same_sources_give_identical_bytes_wherever_they_are(tmp_path: Path) -> None:
+    """Two copies of the sources in different folders give the same tables, report and dictionary,
+    byte for byte: nothing in them depends on the clock or on where this machine keeps the files."""
+    shipped = Path(__file__).parent.parent / "sources"
+    src_a, src_b = tmp_path / "one" / "sources", tmp_path / "two" / "deeper" / "docs"
+    shutil.copytree(shipped, src_a)
+    shutil.copytree(shipped, src_b)
     a, b = tmp_path / "a", tmp_path / "b"
-    build(src, a)
-    build(src, b)
-    for name in TABLES:
-        assert (a / f"{name}.csv").read_bytes() == (b / f"{name}.csv").read_bytes(), name
+    build(src_a, a)
+    build(src_b, b)
+    for name in [*(f"{t}.csv" for t in TABLES), *DOCUMENTATION, "manifest.json"]:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    for name in [*DOCUMENTATION, "manifest.json"]:
+        text = (a / name).read_text(encoding="utf-8")
+        for folder in (tmp_path, shipped.parent, Path.home()):
+            assert str(folder) not in text, f"{name} names a folder of this machine: {folder}"
+
+
+def test_build_writes_the_report_and_the_data_dictionary(shipped_output: Path) -> None:
+    page = (shipped_output / "report.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert 'data-entity="Standard_ND40rs_v2" data-attribute="gpu_memory_gib"' in page
+    assert '<tr data-item data-size="Standard_ND96asr_v4">' in page
+    package = json.loads((shipped_output / "datapackage.json").read_text(encoding="utf-8"))
+    assert [r["path"] for r in package["resources"]] == [f"{name}.csv" for name in tables()]
+    manifest = json.loads((shipped_output / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["outputs"]) == set(tables()), "outputs stay the tables that drift compares"
+    assert set(manifest["documentation"]) == set(DOCUMENTATION)
+    for name, entry in manifest["documentation"].items():
+        assert entry["sha256"] == hashlib.sha256((shipped_output / name).read_bytes()).hexdigest(), name
+
+
+@pytest.mark.parametrize("name", list(tables()))
+def test_schema_md_describes_every_parquet_field_as_its_metadata_does(shipped_output: Path, name: str) -> None:
+    """SCHEMA.md says, for each column of each Parquet file, the unit and meaning the file itself carries."""
+    text = (shipped_output / "SCHEMA.md").read_text(encoding="utf-8")
+    section = re.search(rf"^### {name}\n(.*?)(?=^### |^## |\Z)", text, flags=re.S | re.M)
+    assert section, f"SCHEMA.md has no section for {name}"
+    for field in pq.read_schema(shipped_output / f"{name}.parquet"):
+        meta = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
+        unit = meta.get("unit", "")
+        row = f"| `{field.name}` | "
+        line = next((ln for ln in section.group(1).splitlines() if ln.startswith(row)), None)
+        assert line, f"SCHEMA.md does not list {name}.{field.name}"
+        assert line.endswith(f"| {unit} | {meta['description'].replace('|', chr(92) + '|')} |"), line
+
+
+def _tiny_sources(tmp_path: Path) -> Path:
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(Path(__file__).parent.parent / "sources/seeds/seed-ndv2-series-2020.txt", src / "ndv2.md")
+    return src
+
+
+def _duplicate_a_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compute` as it is, but with the row of Standard_ND40rs_v2 twice in vm_sizes."""
+    real = builder.compute
+
+    def compute(*args: Any, **kwargs: Any) -> tuple[BuildResult, dict[str, Any]]:
+        result, frames = real(*args, **kwargs)
+        sizes = frames["vm_sizes"]
+        frames["vm_sizes"] = pd.concat([sizes, sizes[sizes["size"] == "Standard_ND40rs_v2"]], ignore_index=True)
+        return result, frames
+
+    monkeypatch.setattr(builder, "compute", compute)
+
+
+def test_a_build_breaking_its_contract_fails_and_keeps_the_previous_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src, out = _tiny_sources(tmp_path), tmp_path / "out"
+    build(src, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"vm_sizes.parquet", *DOCUMENTATION, "manifest.json"} <= set(before)
+    # The next build would write a size twice.
+    (src / "ndv2.md").write_text((src / "ndv2.md").read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    _duplicate_a_size(monkeypatch)
+    with pytest.raises(ContractViolation) as caught:
+        build(src, out)
+    assert caught.value.violations == ("vm_sizes.size: must be unique; duplicated: Standard_ND40rs_v2",)
+    assert "vm_sizes.size: must be unique; duplicated: Standard_ND40rs_v2" in str(caught.value)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before, "the previous output was touched"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")) == [".out.lock"]
+
+
+def test_the_command_line_lists_the_violations_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pipeline.cli import main
+
+    src, out = _tiny_sources(tmp_path), tmp_path / "out"
+    _duplicate_a_size(monkeypatch)
+    assert main(["build", "--sources", str(src), "--out", str(out), "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "the tables break their contract (1 violation(s)); nothing was written to" in captured.err
+    assert "\n  vm_sizes.size: must be unique; duplicated: Standard_ND40rs_v2\n" in captured.err
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- incremental builds
+
+
+@pytest.fixture
+def seeds(tmp_path: Path) -> Path:
+    """The five seed documents: a small real corpus to build again and again."""
+    dest = tmp_path / "sources"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "sources" / "seeds", dest / "seeds")
+    return dest
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_a_build_with_nothing_changed_leaves_the_output_alone(seeds: Path, tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    first = build(seeds, out)
+    before = _files(out)
+    again = build(seeds, out)
+    assert not first.up_to_date and again.up_to_date
+    assert again.tables == first.tables and again.diagnostics == first.diagnostics
+    assert _files(out) == before
+
+
+def test_a_changed_document_is_the_only_one_parsed_again(seeds: Path, tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build(seeds, out)
+    page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
+    page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
+    result = build(seeds, out)
+    assert not result.up_to_date
+    assert (result.cache.hits, result.cache.misses) == (4, 1)
+    row = pd.read_csv(out / "claims.csv").query("entity == 'Standard_ND40rs_v2' and attribute == 'memory_gib'")
+    assert "673" in set(row["value"].astype(str))
+
+
+def test_an_output_edited_by_hand_is_rebuilt(seeds: Path, tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build(seeds, out)
+    original = (out / "vm_sizes.csv").read_bytes()
+    (out / "vm_sizes.csv").write_bytes(original.replace(b"Standard_ND40rs_v2", b"Standard_ND41rs_v2"))
+    result = build(seeds, out)
+    assert not result.up_to_date
+    assert (out / "vm_sizes.csv").read_bytes() == original
+
+
+def test_a_rebuild_from_scratch_can_be_asked_for(seeds: Path, tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build(seeds, out)
+    result = build(seeds, out, settings=builder.Settings(incremental=False))
+    assert not result.up_to_date and result.cache is None
+    assert result.tables["claims"] == len(pd.read_csv(out / "claims.csv")) > 0

@@ -291,7 +291,8 @@ def test_a_new_page_adds_its_document_size_facts_claims_and_diagnostic(page_adde
         "appeared",
         "info source-unregistered",
         None,
-        "not in registry.toml; classified as official_spec because its front-matter has Microsoft Learn ms.* keys",
+        "not in registry.toml; classified as official_spec because its front-matter has Microsoft Learn ms.* keys "
+        "(ms.date, ms.service, ms.topic)",
         NEW_PAGE,
     )
     assert entries(page_added, "diagnostics") == [diagnostic]

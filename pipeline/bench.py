@@ -1,0 +1,650 @@
+"""Benchmark of whole builds on generated corpora: `python -m pipeline.bench [--sizes 100,1000,10000]`.
+
+Speed is reported here and judged by people, never asserted by the test suite: a loaded CI
+machine would make timing assertions flaky. For each size N the benchmark generates a corpus
+(`pipeline.corpus`), then measures in fresh processes, as a user would run them:
+
+- the floor: markdown-it-py alone tokenizing the same files in one process, the least time any
+  markdown-it-py based pipeline can take;
+- a cold build (output folder and parse cache removed), then a no-op rebuild (nothing changed)
+  and a rebuild after appending one line to one document, each against the cold build.
+
+The table is printed and written to `--out` (Markdown) with the same data as JSON beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline import corpus
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""Builds run with this as working directory so they use the same code as this module."""
+CACHE_DIR = ".pipeline-cache"
+"""The build's parse cache, kept beside its output folder."""
+SUFFIXES = (".md", ".txt")
+SEED = 0
+EDIT = b"\nEdited for the benchmark.\n"
+DEFAULT_SIZES = (100, 1_000, 10_000)
+FLOOR_REPEATS = 3
+"""Tokenize passes in the floor process; the fastest counts (a few seconds at 10,000 documents)."""
+MB = 1_000_000
+GIB = 2**30
+COLUMNS = (
+    "N",
+    "corpus MB",
+    "cold s",
+    "docs/s",
+    "MB/s",
+    "peak RSS MB",
+    "CPU s",
+    "floor s",
+    "cold/floor",
+    "no-op s",
+    "no-op/cold",
+    "one-change s",
+    "one-change/cold",
+)
+_TABLE_RE = re.compile(r"^[ \t]*\|.*\|[ \t]*\n[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+"""A pipe-table header followed by its delimiter row."""
+
+Log = Callable[[str], None]
+
+
+class BenchError(Exception):
+    """A step that could not be measured; the message goes into the results."""
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """What tokenizing alone cost: the least a markdown-it-py based build can take."""
+
+    seconds: float
+    """The fastest pass: slower ones measure the machine's other work, not the parser."""
+    files: int
+    passes: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One build process: wall time is what people wait for; CPU and memory are what it cost."""
+
+    seconds: float
+    cpu_seconds: float
+    """User plus system time of the build and of the worker processes it waited for."""
+    peak_rss_bytes: int
+    """ru_maxrss from wait4: the largest single process (build or parse worker), not their sum."""
+    returncode: int
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+@dataclass(slots=True)
+class SizeResult:
+    """Everything measured for one corpus size; None where a step failed or did not run."""
+
+    n: int
+    documents: int = 0
+    corpus_bytes: int = 0
+    floor_seconds: float | None = None
+    floor_passes: tuple[float, ...] = ()
+    cold: Run | None = None
+    noop: Run | None = None
+    one_change: Run | None = None
+    changed_document: str | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def cold_ok(self) -> bool:
+        return self.cold is not None and self.cold.ok
+
+    def record(self) -> dict[str, Any]:
+        """The flat, JSON-ready record: raw figures and the ratios derived from them."""
+        cold = self.cold if self.cold_ok else None
+        noop = self.noop if self.noop is not None and self.noop.ok else None
+        one = self.one_change if self.one_change is not None and self.one_change.ok else None
+        runs = [r for r in (cold, noop, one) if r is not None]
+        return {
+            "n": self.n,
+            "documents": self.documents,
+            "corpus_bytes": self.corpus_bytes,
+            "corpus_mb": self.corpus_bytes / MB,
+            "cold_s": cold.seconds if cold else None,
+            "docs_per_s": self.documents / cold.seconds if cold else None,
+            "mb_per_s": self.corpus_bytes / MB / cold.seconds if cold else None,
+            "peak_rss_mb": cold.peak_rss_bytes / MB if cold else None,
+            "cpu_s": cold.cpu_seconds if cold else None,
+            "floor_s": self.floor_seconds,
+            "floor_passes_s": list(self.floor_passes),
+            "cold_over_floor": cold.seconds / self.floor_seconds if cold and self.floor_seconds else None,
+            "noop_s": noop.seconds if noop else None,
+            "noop_over_cold": noop.seconds / cold.seconds if noop and cold else None,
+            "one_change_s": one.seconds if one else None,
+            "one_change_over_cold": one.seconds / cold.seconds if one and cold else None,
+            "noop_cpu_s": noop.cpu_seconds if noop else None,
+            "one_change_cpu_s": one.cpu_seconds if one else None,
+            "max_peak_rss_bytes": max((r.peak_rss_bytes for r in runs), default=None),
+            "changed_document": self.changed_document,
+            "errors": list(self.errors),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One goal beside its figure: the benchmark says met or missed, people decide what to do."""
+
+    goal: str
+    measured: str
+    at: str
+    result: str
+    """One of "met", "missed" or "not measured"."""
+
+
+# ------------------------------------------------------------------------------ corpus
+
+
+def corpus_files(root: Path) -> list[Path]:
+    """The documents a build reads, sorted by their path under root (so the choice is stable)."""
+    found = [p for p in root.rglob("*") if p.suffix in SUFFIXES and p.is_file()]
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
+
+
+def corpus_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in corpus_files(root))
+
+
+def _generator_fingerprint() -> str:
+    """A changed generator writes another corpus, so a reused one must come from this code."""
+    return hashlib.sha256(Path(corpus.__file__).read_bytes()).hexdigest()[:16]
+
+
+def prepare_corpus(n: int, work: Path) -> Path:
+    """`work/corpus-N`, generated unless a marker shows it was already, by this generator, and intact.
+
+    The marker sits beside the folder, not in it, so builds never see it; its byte count catches
+    a document left edited by an interrupted run.
+    """
+    dest = work / f"corpus-{n}"
+    marker = work / f"corpus-{n}.json"
+    expected = {"n": n, "seed": SEED, "generator": _generator_fingerprint()}
+    if dest.is_dir() and marker.is_file():
+        try:
+            saved = json.loads(marker.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            saved = {}
+        if isinstance(saved, dict) and all(saved.get(k) == v for k, v in expected.items()):
+            files = corpus_files(dest)
+            if saved.get("files") == len(files) and saved.get("bytes") == sum(p.stat().st_size for p in files):
+                return dest
+    marker.unlink(missing_ok=True)
+    if dest.exists():
+        shutil.rmtree(dest)
+    corpus.generate(n, dest, seed=SEED)
+    files = corpus_files(dest)
+    marker.write_text(
+        json.dumps({**expected, "files": len(files), "bytes": sum(p.stat().st_size for p in files)}) + "\n",
+        encoding="utf-8",
+    )
+    return dest
+
+
+def pick_document(root: Path) -> Path:
+    """The first Markdown page (not an include) with a table: an edit a maintainer would make."""
+    for path in corpus_files(root):
+        rel = path.relative_to(root)
+        is_page = path.suffix == ".md" and "includes" not in rel.parts[:-1]
+        if is_page and _TABLE_RE.search(path.read_text(encoding="utf-8", errors="replace")):
+            return path
+    raise BenchError("no Markdown page with a table in the corpus")
+
+
+# ------------------------------------------------------------------------------ measuring
+
+
+def tokenize_floor(root: Path, repeats: int = 1) -> Floor:
+    """Time markdown-it-py alone on every file, configured as the pipeline configures it.
+
+    Files are read first and the parser built first, so only tokenizing is timed: the floor
+    any markdown-it-py based pipeline stands on, in one process on one core.
+    """
+    from markdown_it import MarkdownIt
+
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in corpus_files(root)]
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    passes: list[float] = []
+    for _ in range(max(1, repeats)):
+        start = time.perf_counter()
+        for text in texts:
+            md.parse(text)
+        passes.append(time.perf_counter() - start)
+    return Floor(min(passes), len(texts), tuple(passes))
+
+
+def measure_floor(root: Path, repeats: int = FLOOR_REPEATS) -> Floor:
+    """`tokenize_floor` in a fresh process, so that nothing this process loaded helps or hurts it."""
+    cmd = [sys.executable, "-m", "pipeline.bench", "--floor", str(root), "--floor-repeats", str(repeats)]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BenchError(f"floor process exited {proc.returncode}: {_last_line(proc.stderr)}")
+    try:
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        return Floor(float(data["seconds"]), int(data["files"]), tuple(float(x) for x in data["passes"]))
+    except (IndexError, KeyError, TypeError, ValueError) as exc:
+        raise BenchError(f"floor process printed no result: {exc}") from exc
+
+
+def run_build(sources: Path, out: Path) -> Run:
+    """One `python -m pipeline build` in a fresh process, timed and measured as a user runs it.
+
+    wait4 rather than Popen.wait: its rusage gives the child's CPU time and peak RSS, with those
+    of the parse workers it waited for. stderr goes to a file, not a pipe, so a chatty failing
+    build cannot block on a full pipe while this process is in wait4.
+    """
+    cmd = [sys.executable, "-m", "pipeline", "build", "--sources", str(sources), "--out", str(out), "--quiet"]
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; Popen must not wait again
+        err.seek(0)
+        stderr = err.read().decode("utf-8", errors="replace")
+    # ru_maxrss is in kilobytes on Linux (bytes on macOS).
+    rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def _failed(result: SizeResult, stage: str, run: Run, work: Path, log: Log) -> None:
+    """Show the whole stderr now; keep one line, without this machine's paths, for the results."""
+    log(f"N={result.n}: {stage} build failed (exit {run.returncode}); its stderr:\n{run.stderr.rstrip()}")
+    result.errors.append(f"{stage} build exited {run.returncode}: {_scrub(_last_line(run.stderr), work)}")
+
+
+def _scrub(text: str, work: Path) -> str:
+    """Paths of this machine mean nothing elsewhere and should not be published."""
+    for path, name in ((work, "WORK"), (PROJECT_ROOT, "."), (Path.home(), "~")):
+        text = text.replace(str(path), name)
+    return text
+
+
+def bench_size(n: int, work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS) -> SizeResult:
+    """Floor, cold build, no-op rebuild and one-change rebuild for a corpus of about n documents."""
+    result = SizeResult(n)
+    log(f"N={n}: preparing corpus")
+    root = prepare_corpus(n, work)
+    files = corpus_files(root)
+    result.documents = len(files)
+    result.corpus_bytes = sum(p.stat().st_size for p in files)
+    log(f"N={n}: {len(files)} files, {result.corpus_bytes / MB:.2f} MB; timing the tokenize-only floor")
+    try:
+        floor = measure_floor(root, floor_repeats)
+        result.floor_seconds, result.floor_passes = floor.seconds, floor.passes
+    except BenchError as exc:
+        log(f"N={n}: {exc}")
+        result.errors.append(_scrub(str(exc), work))
+    out = work / f"out-{n}"
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(work / CACHE_DIR, ignore_errors=True)
+    log(f"N={n}: cold build")
+    result.cold = run_build(root, out)
+    if not result.cold.ok:
+        _failed(result, "cold", result.cold, work, log)
+        return result
+    log(f"N={n}: no-op rebuild")
+    result.noop = run_build(root, out)
+    if not result.noop.ok:
+        _failed(result, "no-op", result.noop, work, log)
+        return result
+    try:
+        doc = pick_document(root)
+    except BenchError as exc:
+        result.errors.append(str(exc))
+        return result
+    result.changed_document = doc.relative_to(root).as_posix()
+    log(f"N={n}: rebuild after changing {result.changed_document}")
+    original = doc.read_bytes()
+    try:
+        doc.write_bytes(original + EDIT)
+        result.one_change = run_build(root, out)
+    finally:
+        doc.write_bytes(original)
+    if not result.one_change.ok:
+        _failed(result, "one-change", result.one_change, work, log)
+    return result
+
+
+def benchmark(sizes: Sequence[int], work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS) -> list[SizeResult]:
+    """Every size in turn, one process at a time, so that the builds do not compete with each other."""
+    work.mkdir(parents=True, exist_ok=True)
+    return [bench_size(n, work, log, floor_repeats) for n in sizes]
+
+
+# ------------------------------------------------------------------------------ targets
+
+
+def _reference(results: Sequence[SizeResult], preferred: int) -> SizeResult | None:
+    """The size a target is stated for, or else the largest measured: a smaller run still says something."""
+    ok = [r for r in results if r.cold_ok]
+    return next((r for r in ok if r.n == preferred), max(ok, key=lambda r: r.n, default=None))
+
+
+def _at(result: SizeResult, stated: str) -> str:
+    return f"N={result.n:,}" + ("" if f"{result.n:,}" == stated else f" (stated for {stated})")
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "missed"
+
+
+def targets(results: Sequence[SizeResult]) -> list[Target]:
+    """The goals the project set itself, each evaluated at the size it names when that was run."""
+    out: list[Target] = []
+    ref = _reference(results, 10_000)
+    none = "not measured"
+    if ref is None:
+        goals = (
+            "cold build ≤ 1.5 × tokenize-only floor",
+            "peak RSS < 1 GiB",
+            "no-op rebuild < 5% of cold",
+            "one changed document < 10% of cold",
+            "per-document time at 10,000 ≤ 1.2 × at 1,000",
+        )
+        return [Target(goal, "–", "–", none) for goal in goals]
+    rec = ref.record()
+    ratio = rec["cold_over_floor"]
+    out.append(
+        Target(
+            "cold build ≤ 1.5 × tokenize-only floor",
+            f"{_sig(ratio)} ×" if ratio is not None else "–",
+            _at(ref, "10,000"),
+            _verdict(ratio <= 1.5) if ratio is not None else none,
+        )
+    )
+    peak = rec["max_peak_rss_bytes"]
+    out.append(
+        Target(
+            "peak RSS < 1 GiB (largest process, any of the three builds)",
+            f"{peak / GIB:.2f} GiB" if peak is not None else "–",
+            _at(ref, "10,000"),
+            _verdict(peak < GIB) if peak is not None else none,
+        )
+    )
+    for key, goal, limit in (
+        ("noop_over_cold", "no-op rebuild < 5% of cold", 0.05),
+        ("one_change_over_cold", "one changed document < 10% of cold", 0.10),
+    ):
+        value = rec[key]
+        out.append(
+            Target(
+                goal,
+                f"{value:.1%}" if value is not None else "–",
+                _at(ref, "10,000"),
+                _verdict(value < limit) if value is not None else none,
+            )
+        )
+    goal = "per-document time at 10,000 ≤ 1.2 × at 1,000"
+    ok = sorted((r for r in results if r.cold_ok and r.documents), key=lambda r: r.n)
+    big = next((r for r in ok if r.n == 10_000), ok[-1] if ok else None)
+    small = next((r for r in ok if r.n == 1_000 and big is not None and r.n < big.n), None)
+    if small is None and big is not None:
+        small = next((r for r in reversed(ok) if r.n < big.n), None)
+    if big is None or small is None or big.cold is None or small.cold is None:
+        out.append(Target(goal, "–", "needs two sizes", none))
+    else:
+        per_big = big.cold.seconds / big.documents
+        per_small = small.cold.seconds / small.documents
+        stated = big.n == 10_000 and small.n == 1_000
+        out.append(
+            Target(
+                goal,
+                f"{per_big * 1000:.2f} ms vs {per_small * 1000:.2f} ms = {per_big / per_small:.2f} ×",
+                f"N={big.n:,} vs N={small.n:,}" + ("" if stated else " (stated for 10,000 vs 1,000)"),
+                _verdict(per_big <= 1.2 * per_small),
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ report
+
+
+def machine() -> dict[str, Any]:
+    """What the figures depend on besides the code; no host name and no paths."""
+    info: dict[str, Any] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "markdown_it_py": _version("markdown-it-py"),
+        "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "commit": _commit(),
+    }
+    return info
+
+
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _commit() -> str | None:
+    """The code measured: a short commit, marked when the working tree has changes."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return f"{head} + uncommitted changes" if dirty else head
+
+
+def _fmt(value: Any, spec: str) -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def _sig(value: float | None) -> str:
+    """About three significant figures, without exponents: tiny and large corpora share columns."""
+    if value is None:
+        return "–"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}" if value >= 0.001 else f"{value:.6f}"
+
+
+def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: str) -> str:
+    """The results table, targets and notes as Markdown: what is printed and what is written."""
+    lines = [
+        "# Benchmark",
+        "",
+        f"{date} · {info['cpus']} CPUs · Python {info['python']} ({info['implementation']}) · "
+        f"{info['platform']} · markdown-it-py {info['markdown_it_py']} · "
+        f"load average {info['load_average_1m']} at start · commit {info['commit'] or 'unknown'}",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "|".join("---:" for _ in COLUMNS) + "|",
+    ]
+    for result in results:
+        r = result.record()
+        cells = [
+            f"{r['n']:,}",
+            _sig(r["corpus_mb"]),
+            _fmt(r["cold_s"], ".2f"),
+            _sig(r["docs_per_s"]),
+            _sig(r["mb_per_s"]),
+            _fmt(r["peak_rss_mb"], ",.0f"),
+            _fmt(r["cpu_s"], ".2f"),
+            _fmt(r["floor_s"], ".3f"),
+            _sig(r["cold_over_floor"]),
+            _fmt(r["noop_s"], ".2f"),
+            _fmt(r["noop_over_cold"], ".3f"),
+            _fmt(r["one_change_s"], ".2f"),
+            _fmt(r["one_change_over_cold"], ".3f"),
+        ]
+        if not result.cold_ok:
+            cells[2] = "failed"
+        lines.append("| " + " | ".join(cells) + " |")
+    failures = [(r.n, e) for r in results for e in r.errors]
+    if failures:
+        lines += ["", "Failures:", ""] + [f"- N={n:,}: {e}" for n, e in failures]
+    lines += ["", "## Targets", "", "| target | measured | at | result |", "|---|---:|---|---|"]
+    lines += [f"| {t.goal} | {t.measured} | {t.at} | **{t.result}** |" for t in targets(results)]
+    files = ", ".join(f"{r.n:,} → {r.documents:,}" for r in results)
+    changed = "; ".join(f"N={r.n:,}: `{r.changed_document}`" for r in results if r.changed_document)
+    lines += [
+        "",
+        "## How these were measured",
+        "",
+        f"- N is the size asked of `pipeline.corpus.generate(N, dest, seed={SEED})`; .md/.txt files written: {files}.",
+        "  corpus MB counts those files; MB = 10^6 bytes throughout (the memory target is 1 GiB = 2^30 bytes).",
+        "- Builds are `python -m pipeline build --sources corpus-N --out out-N --quiet`, each in a fresh process,",
+        "  timed from start to exit: interpreter start-up and imports are included, as a user waits for them.",
+        f"- cold: `out-N` and the parse cache (`{CACHE_DIR}` beside it) removed first. no-op: the same build",
+        "  again with nothing changed. one-change: a line appended to one Markdown page with a table"
+        + (f" ({changed})" if changed else "")
+        + ", then the file restored.",
+        "- peak RSS MB: peak RSS of the largest process (the build or one of its parse workers), from",
+        "  `wait4`'s ru_maxrss; the memory of several processes is not summed. CPU s: user + system time",
+        "  of the build and the workers it waited for; above wall time means several cores were used.",
+        "- floor: markdown-it-py alone (`MarkdownIt('commonmark', {'html': True}).enable(['table',",
+        "  'strikethrough'])`, `.parse(text)`) tokenizing the same files in one fresh process on one core,",
+        "  the files read before timing starts: the least any markdown-it-py based pipeline can take.",
+        "  The fastest of several passes counts (all passes are in the JSON).",
+        "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def results_json(results: Sequence[SizeResult], info: dict[str, Any], date: str) -> dict[str, Any]:
+    """The same data as the Markdown, for tools and for comparing runs."""
+    return {
+        "date": date,
+        "machine": info,
+        "columns": list(COLUMNS),
+        "results": [r.record() for r in results],
+        "targets": [asdict(t) for t in targets(results)],
+    }
+
+
+def write_results(results: Sequence[SizeResult], out: Path, info: dict[str, Any], date: str) -> str:
+    """Write `out` (Markdown) and `out` with a .json suffix; return the Markdown."""
+    text = render_markdown(results, info, date)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8", newline="\n")
+    data = json.dumps(results_json(results, info, date), indent=2, ensure_ascii=False) + "\n"
+    out.with_suffix(".json").write_text(data, encoding="utf-8", newline="\n")
+    return text
+
+
+# ------------------------------------------------------------------------------ command line
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"sizes must be whole numbers separated by commas: {text!r}") from exc
+    if not sizes or any(n <= 0 for n in sizes):
+        raise argparse.ArgumentTypeError("sizes must be one or more positive numbers")
+    return sizes
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from exc
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m pipeline.bench",
+        description="Time whole builds of generated corpora against the markdown-it-py floor, "
+        "cold, no-op and after one change; print the table and write it to --out.",
+    )
+    p.add_argument("--sizes", type=_sizes, default=list(DEFAULT_SIZES), help="corpus sizes (default: 100,1000,10000)")
+    p.add_argument("--out", type=Path, default=Path("bench/results.md"), help="Markdown results (JSON beside)")
+    p.add_argument("--work", type=Path, help="work folder, kept; corpora already generated there are reused")
+    p.add_argument("--keep", action="store_true", help="keep the temporary work folder (ignored with --work)")
+    p.add_argument(
+        "--floor-repeats",
+        type=_positive,
+        default=FLOOR_REPEATS,
+        help=f"tokenize passes, fastest counts (default: {FLOOR_REPEATS})",
+    )
+    p.add_argument("--floor", type=Path, metavar="DIR", help=argparse.SUPPRESS)
+    return p
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; exit 1 when any build failed, so that `make bench` shows it."""
+    args = parser().parse_args(argv)
+    if args.floor is not None:
+        print(json.dumps(asdict(tokenize_floor(args.floor, args.floor_repeats))))
+        return 0
+    date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    info = machine()
+    if args.work is not None:
+        results = benchmark(args.sizes, args.work.resolve(), _log, args.floor_repeats)
+    else:
+        work = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
+        try:
+            results = benchmark(args.sizes, work, _log, args.floor_repeats)
+        finally:
+            if args.keep:
+                _log(f"kept the work folder {work}")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+    text = write_results(results, args.out, info, date)
+    print(text, end="")
+    _log(f"wrote {args.out} and {args.out.with_suffix('.json')}")
+    return 1 if any(r.errors for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

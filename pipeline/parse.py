@@ -1,0 +1,151 @@
+"""Read and extract every document once: from the cache when unchanged, in parallel when it pays.
+
+What `read` and `extract` make of a document depends only on its bytes, its path, the
+limits and the code and knowledge tables that read it. Includes are not inlined (the
+builder checks them across documents), so an include's content is not part of the key.
+That makes the key of `entry_key` complete: a cached entry is exactly what a fresh parse
+would give.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import multiprocessing
+import os
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from pipeline import knowledge
+from pipeline.cache import Cache
+from pipeline.extract import extract
+from pipeline.read import Limits, discover, load_bytes, parse_bytes
+from pipeline.records import Diagnostic, Document, Extraction
+
+MIN_PARALLEL = 64
+"""Below this many documents to parse, starting worker processes costs more than it saves."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One file under the sources folder, as bytes: what the cache key and the parse start from."""
+
+    path: str
+    data: bytes | None
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def sha256(self) -> str | None:
+        return hashlib.sha256(self.data).hexdigest() if self.data is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A document read and extracted; `extraction` is None when the markdown could not be walked."""
+
+    path: str
+    document: Document | None
+    extraction: Extraction | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
+    """Every document file's bytes, in sorted path order, and what discovery found wrong."""
+    paths, diagnostics = discover(root)
+    inputs = []
+    for path in paths:
+        rel, data, diags = load_bytes(path, root, limits)
+        inputs.append(Input(rel, data, tuple(diags)))
+    return inputs, diagnostics
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 of the pipeline's own code and knowledge tables: any change there invalidates the cache."""
+    digest = hashlib.sha256()
+    package = resources.files("pipeline")
+    for folder, suffix in ((package, ".py"), (package.joinpath("knowledge"), ".toml")):
+        for name in sorted(p.name for p in folder.iterdir() if p.name.endswith(suffix)):
+            digest.update(name.encode())
+            digest.update(folder.joinpath(name).read_bytes())
+    return digest.hexdigest()
+
+
+def entry_key(item: Input, limits: Limits) -> str:
+    assert item.data is not None, "only readable inputs are cached"
+    digest = hashlib.sha256()
+    for part in (code_fingerprint(), repr(limits), item.path):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(item.data)
+    return digest.hexdigest()
+
+
+def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
+    """Read and extract one document; never raises on bad input."""
+    doc, diags = parse_bytes(path, data, limits)
+    if doc is None:
+        return Parsed(path, None, None, tuple(diags))
+    try:
+        ex = extract(doc, knowledge.load(), limits)
+    except RecursionError:
+        diags.append(
+            Diagnostic("error", "markdown-too-deep", path, None, "markdown nests too deeply to parse; document skipped")
+        )
+        return Parsed(path, doc, None, tuple(diags))
+    return Parsed(path, doc, ex, tuple(diags))
+
+
+def _parse_job(job: tuple[str, bytes, Limits]) -> Parsed:
+    return parse_one(*job)
+
+
+def parse_all(
+    inputs: Iterable[Input],
+    limits: Limits,
+    cache: Cache | None = None,
+    workers: int | None = None,
+) -> Iterator[Parsed]:
+    """Each input parsed, in input order. Cache hits are loaded here; misses are parsed in
+    `workers` processes (default: one per core) when there are at least MIN_PARALLEL of them."""
+    items = list(inputs)
+    done: dict[int, Parsed] = {}
+    todo: list[tuple[int, str]] = []
+    for i, item in enumerate(items):
+        if item.data is None:
+            done[i] = Parsed(item.path, None, None, item.diagnostics)
+            continue
+        key = entry_key(item, limits)
+        hit = cache.get(key) if cache else None
+        if isinstance(hit, Parsed) and hit.path == item.path:
+            done[i] = hit
+        else:
+            todo.append((i, key))
+    jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
+    count = workers or os.cpu_count() or 1
+    fresh: Iterator[Parsed]
+    pool: ProcessPoolExecutor | None = None
+    if count > 1 and len(jobs) >= MIN_PARALLEL:
+        # fork: workers inherit the loaded code and knowledge tables, and a caller's script
+        # without a __main__ guard is not run again in each worker (as spawn would).
+        context = multiprocessing.get_context("fork")
+        pool = ProcessPoolExecutor(count, mp_context=context)
+        fresh = pool.map(_parse_job, jobs, chunksize=max(1, min(64, len(jobs) // (count * 8))))
+    else:
+        fresh = map(_parse_job, jobs)
+    try:
+        pending = iter(todo)
+        for i in range(len(items)):
+            if i not in done:
+                _, key = next(pending)
+                parsed = next(fresh)
+                if cache:
+                    cache.put(key, parsed)
+                done[i] = parsed
+            yield done.pop(i)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)

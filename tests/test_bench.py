@@ -1,0 +1,93 @@
+"""The benchmark's pieces on a tiny corpus: that it measures and reports, never how fast anything is.
+
+Timing assertions would make the suite flaky on a loaded machine; `make bench` reports and
+people judge.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline import bench
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_floor_tokenizes_every_file(tmp_path: Path) -> None:
+    root = bench.prepare_corpus(5, tmp_path)
+    floor = bench.tokenize_floor(root, repeats=2)
+    assert floor.files == len(bench.corpus_files(root)) > 0
+    assert len(floor.passes) == 2
+    assert floor.seconds == min(floor.passes) > 0
+
+
+def test_a_generated_corpus_is_reused_until_it_changes(tmp_path: Path) -> None:
+    root = bench.prepare_corpus(5, tmp_path)
+    doc = bench.pick_document(root)
+    assert doc.suffix == ".md" and "includes" not in doc.relative_to(root).parts[:-1]
+    stamp = doc.stat().st_mtime_ns
+    assert bench.prepare_corpus(5, tmp_path) == root
+    assert doc.stat().st_mtime_ns == stamp  # not written again
+    doc.write_bytes(doc.read_bytes() + bench.EDIT)  # as an interrupted run would leave it
+    bench.prepare_corpus(5, tmp_path)
+    assert bench.EDIT not in doc.read_bytes()
+
+
+def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    root = bench.prepare_corpus(5, work)
+    before = _snapshot(root)
+    logged: list[str] = []
+
+    [result] = bench.benchmark([5], work, logged.append, floor_repeats=1)
+
+    assert result.errors == [], "\n".join(logged)
+    assert _snapshot(root) == before, "the edited document was not restored"
+    record = result.record()
+    for key in (
+        "documents",
+        "corpus_bytes",
+        "cold_s",
+        "docs_per_s",
+        "mb_per_s",
+        "peak_rss_mb",
+        "cpu_s",
+        "floor_s",
+        "cold_over_floor",
+        "noop_s",
+        "noop_over_cold",
+        "one_change_s",
+        "one_change_over_cold",
+    ):
+        assert isinstance(record[key], int | float) and record[key] > 0, key
+    assert record["documents"] == len(bench.corpus_files(root))
+    assert record["changed_document"] == bench.pick_document(root).relative_to(root).as_posix()
+
+    out = tmp_path / "bench" / "results.md"
+    info = bench.machine()
+    bench.write_results([result], out, info, "2000-01-01 00:00 UTC")
+    text = out.read_text(encoding="utf-8")
+    assert "| " + " | ".join(bench.COLUMNS) + " |" in text
+    assert "## Targets" in text and ("**met**" in text or "**missed**" in text)
+    assert str(tmp_path) not in text and str(bench.PROJECT_ROOT) not in text
+    data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert data["columns"] == list(bench.COLUMNS)
+    assert data["results"][0]["cold_s"] == record["cold_s"]
+    assert data["machine"]["cpus"] == info["cpus"]
+    assert {t["result"] for t in data["targets"]} <= {"met", "missed", "not measured"}
+
+
+def test_a_failed_build_is_recorded_and_the_rest_goes_on(tmp_path: Path) -> None:
+    # The failure path without a failing build: what a failure leaves in the results.
+    work = tmp_path / "work"
+    work.mkdir()
+    result = bench.SizeResult(5)
+    run = bench.Run(1.0, 0.5, 1024, 2, f"error: {work}/out-5 is not a folder\n")
+    bench._failed(result, "cold", run, work, lambda _: None)
+    assert result.errors == ["cold build exited 2: error: WORK/out-5 is not a folder"]
+    result.cold = run
+    text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC")
+    assert "| failed |" in text and "Failures:" in text and str(work) not in text

@@ -1,0 +1,98 @@
+"""Parsing once: a cached or parallel parse is exactly what a fresh, serial parse gives."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline import parse
+from pipeline.builder import Settings, compute
+from pipeline.cache import Cache
+from pipeline.parse import Input, entry_key, parse_all, survey
+from pipeline.read import Limits
+
+SOURCES = Path(__file__).resolve().parent.parent / "sources"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The shipped seeds and Microsoft Learn pages: real documents of every shape."""
+    dest = tmp_path / "sources"
+    shutil.copytree(SOURCES, dest)
+    return dest
+
+
+def _parse(root: Path, cache: Cache | None = None, workers: int = 1) -> list[parse.Parsed]:
+    inputs, _ = survey(root, Limits())
+    return list(parse_all(inputs, Limits(), cache, workers))
+
+
+def test_a_cached_parse_equals_a_fresh_one(corpus: Path, tmp_path: Path) -> None:
+    fresh = _parse(corpus)
+    cache = Cache(tmp_path / "cache")
+    first = _parse(corpus, cache)
+    assert (cache.stats.hits, cache.stats.misses) == (0, len(fresh))
+    second = _parse(corpus, Cache(tmp_path / "cache"))
+    assert first == fresh and second == fresh
+    nd = next(p for p in second if p.path.endswith("gpu-accelerated/nd-series.md"))
+    assert nd.extraction is not None and any(
+        (s.subject, s.column, s.raw_text, s.line) == ("Standard_ND24rs", "Memory (GB)", "448", 38)
+        for s in nd.extraction.statements
+    )
+
+
+def test_only_the_changed_document_is_parsed_again(corpus: Path, tmp_path: Path) -> None:
+    _parse(corpus, Cache(tmp_path / "cache"))
+    page = corpus / "seeds" / "seed-ndv2-series-2020.txt"
+    page.write_text(page.read_text().replace("672", "673", 1))
+    cache = Cache(tmp_path / "cache")
+    parsed = _parse(corpus, cache)
+    assert cache.stats.misses == 1 and cache.stats.hits == len(parsed) - 1
+    assert parsed == _parse(corpus)
+
+
+def test_parsing_in_worker_processes_gives_the_same_documents_in_the_same_order(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(parse, "MIN_PARALLEL", 1)
+    assert _parse(corpus, workers=2) == _parse(corpus, workers=1)
+
+
+def test_a_corrupt_entry_is_parsed_again(corpus: Path, tmp_path: Path) -> None:
+    _parse(corpus, Cache(tmp_path / "cache"))
+    entry = sorted((tmp_path / "cache").rglob("*.pickle"))[0]
+    entry.write_bytes(entry.read_bytes()[:-10])
+    cache = Cache(tmp_path / "cache")
+    assert _parse(corpus, cache) == _parse(corpus)
+    assert (cache.stats.corrupt, cache.stats.misses) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda i: Input(i.path, (i.data or b"") + b"\n", i.diagnostics), "the document's bytes"),
+        (lambda i: Input("elsewhere/" + i.path, i.data, i.diagnostics), "its path (line of diagnostics)"),
+    ],
+)
+def test_the_key_covers_what_the_parse_depends_on(change: object, why: str) -> None:
+    item = Input("a/page.md", b"# ND series\n", ())
+    assert entry_key(change(item), Limits()) != entry_key(item, Limits()), why  # type: ignore[operator]
+    assert entry_key(item, Limits(max_table_rows=10)) != entry_key(item, Limits()), "the limits"
+
+
+def test_the_key_covers_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    item = Input("a/page.md", b"# ND series\n", ())
+    before = entry_key(item, Limits())
+    monkeypatch.setattr(parse, "code_fingerprint", lambda: "another version of the pipeline")
+    assert entry_key(item, Limits()) != before
+
+
+def test_a_build_from_the_cache_has_the_same_tables(corpus: Path, tmp_path: Path) -> None:
+    _, cold = compute(corpus, Settings(), cache=Cache(tmp_path / "cache"))
+    cache = Cache(tmp_path / "cache")
+    _, warm = compute(corpus, Settings(), cache=cache)
+    assert cache.stats.hits > 20 and cache.stats.misses == 0
+    for name, frame in cold.items():
+        assert frame.equals(warm[name]), name
