@@ -69,7 +69,10 @@ class Cache:
             path.unlink()
 
     def put(self, key: str, value: Any) -> None:
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def put_pickled(self, key: str, payload: bytes) -> None:
+        """Store a value already pickled (by a worker process, which had to pickle it anyway)."""
         path = self._path(key)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:

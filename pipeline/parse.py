@@ -13,6 +13,7 @@ import functools
 import hashlib
 import multiprocessing
 import os
+import pickle
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -99,8 +100,9 @@ def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
     return Parsed(path, doc, ex, tuple(diags))
 
 
-def _parse_job(job: tuple[str, bytes, Limits]) -> Parsed:
-    return parse_one(*job)
+def _parse_job(job: tuple[str, bytes, Limits]) -> bytes:
+    """In a worker: the parse, pickled once here, for both the trip back and the cache entry."""
+    return pickle.dumps(parse_one(*job), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def parse_all(
@@ -126,7 +128,7 @@ def parse_all(
             todo.append((i, key))
     jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
     count = workers or os.cpu_count() or 1
-    fresh: Iterator[Parsed]
+    fresh: Iterator[Parsed | bytes]
     pool: ProcessPoolExecutor | None = None
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
@@ -135,16 +137,20 @@ def parse_all(
         pool = ProcessPoolExecutor(count, mp_context=context)
         fresh = pool.map(_parse_job, jobs, chunksize=max(1, min(64, len(jobs) // (count * 8))))
     else:
-        fresh = map(_parse_job, jobs)
+        fresh = (parse_one(*job) for job in jobs)
     try:
         pending = iter(todo)
         for i in range(len(items)):
             if i not in done:
                 _, key = next(pending)
-                parsed = next(fresh)
-                if cache:
-                    cache.put(key, parsed)
-                done[i] = parsed
+                result = next(fresh)
+                if isinstance(result, bytes):
+                    if cache:
+                        cache.put_pickled(key, result)
+                    result = pickle.loads(result)
+                elif cache:
+                    cache.put(key, result)
+                done[i] = result
             yield done.pop(i)
     finally:
         if pool is not None:
