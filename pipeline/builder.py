@@ -21,7 +21,7 @@ from pipeline.normalize import normalize, source_family
 from pipeline.parse import Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
 from pipeline.reconcile import Fact, Reconciled, reconcile
-from pipeline.records import BuildResult, Claim, Diagnostic, Document, Extraction
+from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
 from pipeline.write import frame, output_lock, recover, staging_folder, swap_in, write_json, write_table
 
@@ -60,8 +60,7 @@ def build(
     out = Path(out)
     with output_lock(out):
         recover(out)
-        inputs, found = survey(sources, settings.limits) if sources.is_dir() else ([], [])
-        key = build_key(sources, inputs, found, settings)
+        inputs, found, key = _survey(sources, settings)
         if settings.incremental and (previous := _unchanged(out, key)) is not None:
             return previous
         # Imported here, not at the top: pandera takes seconds to import, and only a build
@@ -72,7 +71,7 @@ def build(
         result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found)
         violations = contracts.validate(frames)
         if violations:
-            raise contracts.ContractViolation(violations)
+            raise ContractViolation(violations)
         stage = staging_folder(out)
         cols = schema.tables()
         for name, df in frames.items():
@@ -80,19 +79,25 @@ def build(
         (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
         (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
         write_json(stage / "datapackage.json", dictionary.datapackage())
-        listing = manifest(sources, result, stage)
-        listing["build_key"] = key
-        # Not under "outputs", which lists the tables (rows and CSV hash) that drift compares.
-        listing["documentation"] = {
-            name: {"sha256": hashlib.sha256((stage / name).read_bytes()).hexdigest()}
-            for name in ("SCHEMA.md", "datapackage.json", "report.html")
-        }
-        write_json(stage / "manifest.json", listing)
+        write_json(stage / "manifest.json", manifest(sources, result, stage, key))
         swap_in(stage, out)
     return replace(result, cache=cache.stats if cache else None)
 
 
 CACHE_FOLDER = ".pipeline-cache"
+DOCUMENTATION = ("SCHEMA.md", "datapackage.json", "report.html")
+
+
+def unchanged(sources: Path, out: Path, settings: Settings = Settings()) -> BuildResult | None:
+    """The summary of `out` when a build of `sources` would write exactly what it holds: the
+    same inputs, settings, code and libraries (the build key), every file as the manifest lists
+    it. Builds are deterministic, so that is a complete answer without building; None otherwise."""
+    return _unchanged(Path(out), _survey(Path(sources), settings)[2])
+
+
+def _survey(sources: Path, settings: Settings) -> tuple[list[Input], list[Diagnostic], str]:
+    inputs, found = survey(sources, settings.limits) if sources.is_dir() else ([], [])
+    return inputs, found, build_key(sources, inputs, found, settings)
 
 
 def build_key(sources: Path, inputs: Sequence[Input], found: Sequence[Diagnostic], settings: Settings) -> str:
@@ -118,9 +123,11 @@ def _unchanged(out: Path, key: str) -> BuildResult | None:
         if listing.get("build_key") != key:
             return None
         for name, entry in listing["outputs"].items():
-            if not (out / f"{name}.parquet").is_file() or _sha256(out / f"{name}.csv") != entry["sha256"]:
+            if _sha256(out / f"{name}.csv") != entry["sha256"]:
                 return None
-        for name, entry in listing.get("documentation", {}).items():
+            if _sha256(out / f"{name}.parquet") != entry["parquet_sha256"]:
+                return None
+        for name, entry in listing["documentation"].items():
             if _sha256(out / name) != entry["sha256"]:
                 return None
         with open(out / "diagnostics.csv", encoding="utf-8", newline="") as f:
@@ -210,22 +217,28 @@ def _claim_order(c: Claim) -> tuple[object, ...]:
     return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
-def manifest(sources: Path, result: BuildResult, folder: Path) -> dict[str, Any]:
-    """What went in and what came out, by content hash: drift's first, cheapest question."""
+def manifest(sources: Path, result: BuildResult, folder: Path, key: str) -> dict[str, Any]:
+    """What went in and what came out, by content hash: what a no-op build and drift check first."""
     inputs = {d.path: d.sha256 for d in result.documents}
     registry = sources / REGISTRY_FILE
     if registry.is_file():
-        inputs[REGISTRY_FILE] = hashlib.sha256(registry.read_bytes()).hexdigest()
+        inputs[REGISTRY_FILE] = _sha256(registry)
     outputs = {
-        name: {"rows": rows, "sha256": hashlib.sha256((folder / f"{name}.csv").read_bytes()).hexdigest()}
+        name: {
+            "rows": rows,
+            "sha256": _sha256(folder / f"{name}.csv"),
+            "parquet_sha256": _sha256(folder / f"{name}.parquet"),
+        }
         for name, rows in sorted(result.tables.items())
     }
     return {
         "schema_version": schema.SCHEMA_VERSION,
         "pipeline_version": PIPELINE_VERSION,
         "knowledge_sha256": knowledge.fingerprint(),
+        "build_key": key,
         "inputs": dict(sorted(inputs.items())),
         "outputs": outputs,
+        "documentation": {name: {"sha256": _sha256(folder / name)} for name in DOCUMENTATION},
     }
 
 

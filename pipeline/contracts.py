@@ -18,7 +18,6 @@ import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
 from pipeline import schema
-from pipeline.records import ContractViolation as ContractViolation
 from pipeline.registry import tiers
 
 STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")

@@ -14,10 +14,11 @@ import hashlib
 import multiprocessing
 import os
 import pickle
+import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 
 from pipeline import knowledge
@@ -63,10 +64,21 @@ def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
     return inputs, diagnostics
 
 
+SHAPING_DISTRIBUTIONS = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "ftfy", "pandas", "pyarrow", "pandera")
+"""Libraries whose version can change what a build writes (a parse, a CSV's bytes)."""
+
+
 @functools.lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """SHA-256 of the pipeline's own code and knowledge tables: any change there invalidates the cache."""
+    """SHA-256 of the pipeline's own code and knowledge tables, the Python version and the versions
+    of the libraries that shape the output: any change there invalidates the cache and the build key."""
     digest = hashlib.sha256()
+    digest.update(sys.version.encode())
+    for name in SHAPING_DISTRIBUTIONS:
+        try:
+            digest.update(f"{name}=={metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} missing\n".encode())
     package = resources.files("pipeline")
     for folder, suffix in ((package, ".py"), (package.joinpath("knowledge"), ".toml")):
         for name in sorted(p.name for p in folder.iterdir() if p.name.endswith(suffix)):

@@ -359,20 +359,16 @@ def _sort_key(value: Any) -> str:
     return str(value)
 
 
-def _records(frames: Mapping[str, pd.DataFrame], name: str) -> list[dict[str, Any]]:
-    """A table's rows as dicts, converted once per table: the sections read the same tables."""
-    df = frames.get(name)
-    if df is None:
-        return []
-    key = (id(df), len(df))
-    cached = _RECORDS.get(name)
-    if cached is None or cached[0] != key:
-        cached = (key, [{str(k): v for k, v in row.items()} for row in df.to_dict("records")])
-        _RECORDS[name] = cached
-    return cached[1]
+Rows = Mapping[str, list[dict[str, Any]]]
+"""Each table's rows as dicts, converted once per page: every section reads the same tables."""
 
 
-_RECORDS: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]:
+    return {name: [{str(k): v for k, v in row.items()} for row in df.to_dict("records")] for name, df in frames.items()}
+
+
+def _records(rows: Rows, name: str) -> list[dict[str, Any]]:
+    return rows.get(name, [])
 
 
 def _confidence(value: Any) -> str:
@@ -422,12 +418,12 @@ def _parts(counts: Counter[str], known: Sequence[str], label: Any = None) -> lis
     return [(k, label(k) if label else _e(k or "(none)"), counts.get(k, 0)) for k in keys]
 
 
-def _summary(frames: Mapping[str, pd.DataFrame], disputes: int) -> str:
-    docs = _records(frames, "documents")
-    sizes = _records(frames, "vm_sizes")
-    facts = _records(frames, "facts")
-    diags = _records(frames, "diagnostics")
-    conflicts = _records(frames, "conflicts")
+def _summary(rows: Rows, disputes: int) -> str:
+    docs = _records(rows, "documents")
+    sizes = _records(rows, "vm_sizes")
+    facts = _records(rows, "facts")
+    diags = _records(rows, "diagnostics")
+    conflicts = _records(rows, "conflicts")
     cards = [
         _card("Documents", "documents", len(docs), _parts(_counts(docs, "kind"), KINDS)),
         _card("VM sizes", "sizes", len(sizes), _parts(_counts(sizes, "status"), STATUSES, lambda s: mark(s))),
@@ -462,9 +458,9 @@ def _heading(col: schema.Column, core: bool = False) -> str:
     return f'<th scope="col" title="{_e(tip)}"><button type="button"><span>{_e(label)}{tag}</span>{unit}</button></th>'
 
 
-def _size_tables(frames: Mapping[str, pd.DataFrame]) -> str:
-    sizes = _records(frames, "vm_sizes")
-    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(frames, "facts")}
+def _size_tables(rows: Rows) -> str:
+    sizes = _records(rows, "vm_sizes")
+    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(rows, "facts")}
     columns = {c.name: c for c in schema.tables()["vm_sizes"]}
     # A column no size has a value for would only be a stripe of dashes; it is named instead.
     empty = {
@@ -619,11 +615,11 @@ def _why(reason: Any, note: Any) -> str:
     return "".join(parts) or "no reason recorded"
 
 
-def _conflicts(frames: Mapping[str, pd.DataFrame]) -> tuple[str, int]:
-    rows = _records(frames, "conflicts")
-    claims = {str(c["claim_id"]): c for c in _records(frames, "claims") if not _na(c.get("claim_id"))}
-    docs = {str(d["document"]): d for d in _records(frames, "documents") if not _na(d.get("document"))}
-    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(frames, "facts")}
+def _conflicts(tables: Rows) -> tuple[str, int]:
+    rows = _records(tables, "conflicts")
+    claims = {str(c["claim_id"]): c for c in _records(tables, "claims") if not _na(c.get("claim_id"))}
+    docs = {str(d["document"]): d for d in _records(tables, "documents") if not _na(d.get("document"))}
+    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(tables, "facts")}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
@@ -722,8 +718,8 @@ def _sort_line(line: Any) -> float:
         return 0.0
 
 
-def _documents(frames: Mapping[str, pd.DataFrame]) -> str:
-    docs = _records(frames, "documents")
+def _documents(rows: Rows) -> str:
+    docs = _records(rows, "documents")
     body = "".join(
         f'<tr data-item><td class="doc" data-sort="{_e(d.get("document"))}">{_where(d.get("document"), None)}</td>'
         f"<td>{_e(d.get('title'))}</td><td>{_e(d.get('kind'))}</td><td>{_e(d.get('publisher'))}</td>"
@@ -745,10 +741,10 @@ def _documents(frames: Mapping[str, pd.DataFrame]) -> str:
     )
 
 
-def _diagnostics(frames: Mapping[str, pd.DataFrame]) -> str:
+def _diagnostics(rows: Rows) -> str:
     order = {s: i for i, s in enumerate(SEVERITIES)}
     # Errors first: the order a person fixes things in; within a severity, the table's own order.
-    diags = sorted(_records(frames, "diagnostics"), key=lambda d: order.get(_text(d.get("severity")), len(order)))
+    diags = sorted(_records(rows, "diagnostics"), key=lambda d: order.get(_text(d.get("severity")), len(order)))
     body = "".join(
         f'<tr data-item data-severity="{_e(d.get("severity"))}">'
         f'<td data-sort="{order.get(str(d.get("severity")), 9)}">{_severity(d.get("severity"))}</td>'
@@ -779,7 +775,8 @@ def _diagnostics(frames: Mapping[str, pd.DataFrame]) -> str:
 
 def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM dataset") -> str:
     """The whole page: summary, sizes, conflicts, documents, diagnostics; deterministic for given frames."""
-    conflicts, disputes = _conflicts(frames)
+    rows = _rows(frames)
+    conflicts, disputes = _conflicts(rows)
     nav = "".join(
         f'<a href="#{k}">{v}</a>'
         for k, v in (
@@ -801,8 +798,8 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
         "<p>What the documentation says about each GPU VM size, how sure we are, where documents disagree and "
         "why one value was chosen. Every value traces back to a document and a line.</p>"
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
-        f"{_summary(frames, disputes)}\n{_size_tables(frames)}\n{conflicts}\n{_documents(frames)}\n"
-        f"{_diagnostics(frames)}\n</main>"
+        f"{_summary(rows, disputes)}\n{_size_tables(rows)}\n{conflicts}\n{_documents(rows)}\n"
+        f"{_diagnostics(rows)}\n</main>"
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
         "pipeline/report.py</footer>"
         f"<script>{SCRIPT}</script></body></html>\n"

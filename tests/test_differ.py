@@ -356,15 +356,34 @@ def test_a_removed_column_and_a_retyped_column_are_schema_drift(base: Path, tmp_
 # ------------------------------------------------------------------------------ 7. the command line
 
 
-def run_drift(sources: Path, against: Path) -> subprocess.CompletedProcess[str]:
+def run_drift(sources: Path, against: Path, *options: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pipeline", "drift", "--sources", str(sources), "--against", str(against)]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    return subprocess.run([*command, *options], cwd=ROOT, capture_output=True, text=True, check=False)
 
 
 def test_cli_drift_exits_0_when_the_sources_build_to_the_committed_output(base: Path) -> None:
-    proc = run_drift(SOURCES, base)
+    proc = run_drift(SOURCES, base, "--rebuild")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("no drift: ")
+    assert proc.stdout.startswith("no drift: a fresh build of ")
+
+
+def test_cli_drift_needs_no_build_when_the_build_key_and_every_file_match(base: Path) -> None:
+    proc = run_drift(SOURCES, base, "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["changes"] == []
+    assert "same documents, settings, code and libraries" in json.loads(proc.stdout)["new"]
+
+
+def test_cli_drift_builds_when_an_output_file_was_altered(base: Path, tmp_path: Path) -> None:
+    """A Parquet file changed by hand defeats the shortcut: drift builds, compares and finds it."""
+    against = tmp_path / "output"
+    shutil.copytree(base, against)
+    table = pq.read_table(against / "vm_sizes.parquet")
+    pq.write_table(table.slice(1), against / "vm_sizes.parquet")
+    proc = run_drift(SOURCES, against)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "a fresh build of " in proc.stdout
+    assert "vm_sizes: 18 rows -> 19 rows  (content differs)" in proc.stdout
 
 
 def test_cli_drift_exits_1_and_names_the_changed_value(base: Path, memory_edit_sources: Path) -> None:
