@@ -130,14 +130,13 @@ def build_series_index(extractions: Sequence[Extraction]) -> SeriesIndex:
     groups: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for (key, written), n in spellings.items():
         groups[find(key)].append((n, written))
-    names: dict[str, str] = {}
+    best_of: dict[str, str] = {}
     aliases: dict[str, tuple[str, ...]] = {}
     for root, variants in groups.items():
         best = sorted(variants, key=lambda v: (-v[0], " " not in v[1], v[1]))[0][1]
+        best_of[root] = best
         aliases[best] = tuple(sorted({w for _, w in variants}))
-        for key in list(parent):
-            if find(key) == root:
-                names[key] = best
+    names = {key: best_of[root] for key in list(parent) if (root := find(key)) in best_of}
     return SeriesIndex(names=names, aliases=aliases)
 
 

@@ -14,7 +14,8 @@ import datetime as dt
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
+from operator import attrgetter, itemgetter
 
 from pipeline import knowledge
 from pipeline.knowledge import Knowledge
@@ -93,7 +94,7 @@ class Reconciled:
     checks: Mapping[str, tuple[str, ...]]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Vote:
     """A claim as evidence: its weight after checks, and what the checks said."""
 
@@ -105,7 +106,7 @@ class _Vote:
     inherited_from: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Group:
     """Claims that state the same value (within tolerance, or as a GB/GiB twin)."""
 
@@ -202,8 +203,7 @@ def reconcile(
                 f"; stale: its newest support ({support.isoformat()}) is {(latest[0] - support).days} days "
                 f"older than {latest[1]} ({latest[0].isoformat()})"
             )
-            fact = replace(fact, stale=True)
-        final.append(_with_reason(fact, reason[:1].upper() + reason[1:] + "."))
+        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(name_claims), checks)
 
@@ -212,8 +212,17 @@ def _unit(unit: str | None) -> str:
     return f" {unit}" if unit and unit not in ("count",) else ""
 
 
-def _with_reason(fact: Fact, reason: str) -> Fact:
-    return replace(fact, reason=reason)
+_FACT_VALUES = attrgetter(*(f.name for f in fields(Fact)))
+_REASON, _STALE = (i for i, f in enumerate(fields(Fact)) if f.name in ("reason", "stale"))
+
+
+def _finished(fact: Fact, reason: str, stale: bool) -> Fact:
+    """`replace(fact, reason=..., stale=...)`, without its per-call field lookups: every
+    fact passes here once, and on large corpora `replace` was a tenth of reconciling."""
+    values = list(_FACT_VALUES(fact))
+    values[_REASON] = reason
+    values[_STALE] = stale
+    return Fact(*values)
 
 
 def _vote(c: Claim, sources: Mapping[str, Source], tier: Mapping[str, Tier]) -> _Vote:
@@ -508,7 +517,8 @@ def _decide(
     facts: Mapping[tuple[str, str], Fact],
 ) -> tuple[Fact, list[Conflict]]:
     entity, attribute = key
-    groups = sorted(_group(votes, attribute, know), key=lambda g: _group_key(g, tier), reverse=True)
+    keyed = sorted(((_group_key(g, tier), g) for g in _group(votes, attribute, know)), key=itemgetter(0), reverse=True)
+    groups = [g for _, g in keyed]
     win = groups[0]
     best = win.best
     c = best.claim
@@ -532,8 +542,8 @@ def _decide(
             confidence = base * 0.95
             reason = f"only the {_label(best, tier)} {c.document}:{c.line} states it"
     else:
-        top = _group_key(win, tier)
-        runner = _group_key(losers[0], tier)
+        top = keyed[0][0]
+        runner = keyed[1][0]
         rival = losers[0].best
         if top[:2] == runner[:2]:
             status = "unresolved"

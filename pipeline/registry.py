@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import functools
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
@@ -54,7 +55,9 @@ class _Entry:
     trust: float | None
 
 
+@functools.cache
 def _sources_table() -> dict[str, Any]:
+    """Read once per process (callers only read it): every document is classified with it."""
     text = resources.files("pipeline").joinpath("knowledge").joinpath("sources.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
