@@ -9,8 +9,9 @@ import csv
 import hashlib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,10 @@ from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
 from pipeline.parse import Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
-from pipeline.reconcile import Fact, Reconciled, reconcile
+from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
-from pipeline.write import frame, output_lock, recover, staging_folder, swap_in, write_json, write_table
+from pipeline.write import by_column, frame, output_lock, recover, staging_folder, swap_in, write_json, write_table
 
 Progress = Callable[[str], None]
 PIPELINE_VERSION = "0.1.0"
@@ -293,16 +294,13 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
     return out
 
 
-def _row(record: Any) -> dict[str, Any]:
-    """A record as a dict, shallowly: `dataclasses.asdict` deep-copies and is far slower."""
-    kind = type(record)
-    names = _FIELD_NAMES.get(kind)
-    if names is None:
-        names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(record))
-    return {name: getattr(record, name) for name in names}
+def _columns(records: Sequence[Any], names: Iterable[str]) -> dict[str, list[Any]]:
+    """Fields of records as columns, read with one attrgetter per field."""
+    return {name: list(map(attrgetter(name), records)) for name in names}
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+def _joined(values: Iterable[tuple[str, ...]], sep: str) -> list[str | None]:
+    return [sep.join(v) or None for v in values]
 
 
 def _frames(
@@ -340,37 +338,37 @@ def _frames(
         }
         for d in documents
     ]
-    fact_rows = [
-        {
-            **{k: v for k, v in _row(f).items() if k not in ("supporting", "contradicting", "checks_failed")},
-            "supporting_claims": " ".join(f.supporting),
-            "contradicting_claims": " ".join(f.contradicting) or None,
-            "checks_failed": "; ".join(f.checks_failed) or None,
-        }
-        for f in rec.facts
-    ]
-    conflict_rows = [
-        {
-            **_row(c),
-            "claims": " ".join(c.claims),
-            "documents": "; ".join(c.documents),
-            "kinds": ", ".join(c.kinds),
-            "checks_failed": "; ".join(c.checks_failed) or None,
-            "note": c.note or None,
-        }
-        for c in rec.conflicts
-    ]
+    facts = rec.facts
+    fact_cols = _columns(facts, (c.name for c in cols["facts"] if c.name in _FACT_FIELDS))
+    fact_cols["supporting_claims"] = [" ".join(f.supporting) for f in facts]
+    fact_cols["contradicting_claims"] = _joined((f.contradicting for f in facts), " ")
+    fact_cols["checks_failed"] = _joined((f.checks_failed for f in facts), "; ")
+    conflicts = rec.conflicts
+    conflict_cols = _columns(conflicts, (c.name for c in cols["conflicts"] if c.name in _CONFLICT_FIELDS))
+    conflict_cols["claims"] = [" ".join(c.claims) for c in conflicts]
+    conflict_cols["documents"] = ["; ".join(c.documents) for c in conflicts]
+    conflict_cols["kinds"] = [", ".join(c.kinds) for c in conflicts]
+    conflict_cols["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
+    conflict_cols["note"] = [c.note or None for c in conflicts]
+    claim_cols = _columns(claims, (c.name for c in cols["claims"] if c.name in _CLAIM_FIELDS))
+    claim_cols["checks_failed"] = _joined((rec.checks.get(c.claim_id, ()) for c in claims), "; ")
     return {
-        "documents": frame(doc_rows, cols["documents"]),
-        "claims": frame(
-            [{**_row(c), "checks_failed": "; ".join(rec.checks.get(c.claim_id, ())) or None} for c in claims],
-            cols["claims"],
+        "documents": frame(by_column(doc_rows, cols["documents"]), cols["documents"]),
+        "claims": frame(claim_cols, cols["claims"]),
+        "vm_sizes": frame(by_column(_vm_size_rows(claims, rec), cols["vm_sizes"]), cols["vm_sizes"]),
+        "facts": frame(fact_cols, cols["facts"]),
+        "conflicts": frame(conflict_cols, cols["conflicts"]),
+        "diagnostics": frame(
+            _columns(diagnostics, (c.name for c in cols["diagnostics"] if c.name in _DIAGNOSTIC_FIELDS)),
+            cols["diagnostics"],
         ),
-        "vm_sizes": frame(_vm_size_rows(claims, rec), cols["vm_sizes"]),
-        "facts": frame(fact_rows, cols["facts"]),
-        "conflicts": frame(conflict_rows, cols["conflicts"]),
-        "diagnostics": frame([_row(d) for d in diagnostics], cols["diagnostics"]),
     }
+
+
+_FACT_FIELDS = frozenset(f.name for f in fields(Fact)) - {"supporting", "contradicting", "checks_failed"}
+_CONFLICT_FIELDS = frozenset(f.name for f in fields(Conflict))
+_CLAIM_FIELDS = frozenset(f.name for f in fields(Claim)) - {"checks_failed"}
+_DIAGNOSTIC_FIELDS = frozenset(f.name for f in fields(Diagnostic))
 
 
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")

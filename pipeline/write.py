@@ -45,17 +45,23 @@ def arrow_schema(columns: Sequence[Column], table: str) -> pa.Schema:
     return pa.schema(fields, metadata={"table": table, "schema_version": SCHEMA_VERSION})
 
 
-def frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> pd.DataFrame:
-    """Rows as a DataFrame with nullable dtypes (Int64, boolean, string), in column order."""
+def frame(data: Mapping[str, Sequence[Any]], columns: Sequence[Column]) -> pd.DataFrame:
+    """Columns of values as a DataFrame with nullable dtypes (Int64, boolean, string), in
+    column order; a column `data` lacks is all null. Built column by column: going through
+    one dict per row costs more than everything else a large build does with its claims."""
     import pandas as pd
 
-    names = [c.name for c in columns]
-    raw = pd.DataFrame.from_records(list(rows), columns=names) if rows else pd.DataFrame(columns=names)
-    data: dict[str, Any] = {}
+    n = max((len(v) for v in data.values()), default=0)
+    out: dict[str, Any] = {}
     for c in columns:
-        values = raw[c.name].astype(object).where(raw[c.name].notna(), None)
-        data[c.name] = pd.Series(values, dtype="object" if c.type == "date" else _PANDAS[c.type])
-    return pd.DataFrame(data, columns=names)
+        values = data.get(c.name)
+        out[c.name] = pd.Series([None] * n if values is None else list(values), dtype=_PANDAS[c.type])
+    return pd.DataFrame(out, columns=[c.name for c in columns])
+
+
+def by_column(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> dict[str, list[Any]]:
+    """Rows given as dicts, turned into the columns `frame` takes."""
+    return {c.name: [r.get(c.name) for r in rows] for c in columns}
 
 
 def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path) -> None:

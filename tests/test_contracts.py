@@ -143,4 +143,4 @@ def test_never_raises_on_garbage(frames: dict[str, pd.DataFrame]) -> None:
 def test_empty_tables_keep_the_contract() -> None:
     from pipeline.write import frame
 
-    assert validate({name: frame([], cols) for name, cols in tables().items()}) == []
+    assert validate({name: frame({}, cols) for name, cols in tables().items()}) == []
