@@ -181,3 +181,19 @@ def test_missing_tables_do_not_break_the_page() -> None:
     for section in ("summary", "sizes", "conflicts", "diagnostics"):
         assert f'id="{section}"' in page
     assert counts(page)["documents"] == 0
+
+
+def test_long_sections_show_the_first_items_and_name_the_table_with_the_rest(
+    frames: dict[str, pd.DataFrame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 3,000-document corpus made an 84 MB page; past the limit a section shows its first
+    items and says where every row is, while the summary still counts them all."""
+    monkeypatch.setattr("pipeline.report.SECTION_LIMIT", 5)
+    page = render_report(frames)
+    sizes = list(frames["vm_sizes"]["size"])
+    assert len(sizes) == 19 and len(frames["documents"]) == 25
+    assert f'data-size="{sizes[4]}"' in page and f'data-size="{sizes[5]}"' not in page
+    assert "Showing the first 5 of 19; every row is in vm_sizes.parquet and vm_sizes.csv." in text(page)
+    assert "Showing the first 5 of 25; every row is in documents.parquet and documents.csv." in text(page)
+    assert page.count('<article id="conflict-') == 5
+    assert counts(page)["sizes"] == 19 and counts(page)["documents"] == 25
