@@ -294,9 +294,11 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
     return out
 
 
-def _columns(records: Sequence[Any], names: Iterable[str]) -> dict[str, list[Any]]:
-    """Fields of records as columns, read with one attrgetter per field."""
-    return {name: list(map(attrgetter(name), records)) for name in names}
+def _columns(records: Sequence[Any], kind: type, columns: Sequence[schema.Column]) -> dict[str, list[Any]]:
+    """The columns that are plain fields of `kind`, read with one attrgetter per field; the
+    caller adds the columns it derives (joined tuples) after."""
+    own = {f.name for f in fields(kind)}
+    return {c.name: list(map(attrgetter(c.name), records)) for c in columns if c.name in own}
 
 
 def _joined(values: Iterable[tuple[str, ...]], sep: str) -> list[str | None]:
@@ -339,18 +341,18 @@ def _frames(
         for d in documents
     ]
     facts = rec.facts
-    fact_cols = _columns(facts, (c.name for c in cols["facts"] if c.name in _FACT_FIELDS))
+    fact_cols = _columns(facts, Fact, cols["facts"])
     fact_cols["supporting_claims"] = [" ".join(f.supporting) for f in facts]
     fact_cols["contradicting_claims"] = _joined((f.contradicting for f in facts), " ")
     fact_cols["checks_failed"] = _joined((f.checks_failed for f in facts), "; ")
     conflicts = rec.conflicts
-    conflict_cols = _columns(conflicts, (c.name for c in cols["conflicts"] if c.name in _CONFLICT_FIELDS))
+    conflict_cols = _columns(conflicts, Conflict, cols["conflicts"])
     conflict_cols["claims"] = [" ".join(c.claims) for c in conflicts]
     conflict_cols["documents"] = ["; ".join(c.documents) for c in conflicts]
     conflict_cols["kinds"] = [", ".join(c.kinds) for c in conflicts]
     conflict_cols["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
     conflict_cols["note"] = [c.note or None for c in conflicts]
-    claim_cols = _columns(claims, (c.name for c in cols["claims"] if c.name in _CLAIM_FIELDS))
+    claim_cols = _columns(claims, Claim, cols["claims"])
     claim_cols["checks_failed"] = _joined((rec.checks.get(c.claim_id, ()) for c in claims), "; ")
     return {
         "documents": frame(by_column(doc_rows, cols["documents"]), cols["documents"]),
@@ -358,17 +360,8 @@ def _frames(
         "vm_sizes": frame(by_column(_vm_size_rows(claims, rec), cols["vm_sizes"]), cols["vm_sizes"]),
         "facts": frame(fact_cols, cols["facts"]),
         "conflicts": frame(conflict_cols, cols["conflicts"]),
-        "diagnostics": frame(
-            _columns(diagnostics, (c.name for c in cols["diagnostics"] if c.name in _DIAGNOSTIC_FIELDS)),
-            cols["diagnostics"],
-        ),
+        "diagnostics": frame(_columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"]),
     }
-
-
-_FACT_FIELDS = frozenset(f.name for f in fields(Fact)) - {"supporting", "contradicting", "checks_failed"}
-_CONFLICT_FIELDS = frozenset(f.name for f in fields(Conflict))
-_CLAIM_FIELDS = frozenset(f.name for f in fields(Claim)) - {"checks_failed"}
-_DIAGNOSTIC_FIELDS = frozenset(f.name for f in fields(Diagnostic))
 
 
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
