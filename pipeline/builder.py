@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import shutil
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -19,12 +20,22 @@ from pipeline import knowledge, schema
 from pipeline.cache import Cache
 from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
-from pipeline.parse import Input, code_fingerprint, parse_all, survey
+from pipeline.parallel import beside
+from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
-from pipeline.write import by_column, frame, output_lock, recover, staging_folder, swap_in, write_json, write_table
+from pipeline.write import (
+    by_column,
+    frame,
+    output_lock,
+    recover,
+    staging_folder,
+    swap_in,
+    write_json,
+    write_table,
+)
 
 Progress = Callable[[str], None]
 PIPELINE_VERSION = "0.1.0"
@@ -70,17 +81,32 @@ def build(
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
         result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found)
-        violations = contracts.validate(frames)
-        if violations:
-            raise ContractViolation(violations)
+        # Every record is in the frames now: keep only the summary, so that the memory the
+        # records hold is free before the tables are written (`compute` returns them all).
+        result = replace(result, documents=(), claims=(), facts=(), conflicts=(), links=())
         stage = staging_folder(out)
-        cols = schema.tables()
-        for name, df in frames.items():
-            write_table(df, cols[name], name, stage)
-        (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
-        (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
-        write_json(stage / "datapackage.json", dictionary.datapackage())
-        write_json(stage / "manifest.json", manifest(sources, result, stage, key))
+        try:
+
+            def check_and_document() -> list[str]:
+                violations = contracts.validate(frames)
+                if not violations:
+                    (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
+                    (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
+                    write_json(stage / "datapackage.json", dictionary.datapackage())
+                return violations
+
+            # The contracts and the report only read the frames, so on a second core they run
+            # beside the writing of the tables, which they do not need.
+            with beside(check_and_document, parallel=settings.workers != 1) as checked:
+                cols = schema.tables()
+                for name, df in frames.items():
+                    write_table(df, cols[name], name, stage)
+            if violations := checked.result():
+                raise ContractViolation(violations)
+            write_json(stage / "manifest.json", manifest(sources, result, frames["documents"], stage, key))
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
         swap_in(stage, out)
     return replace(result, cache=cache.stats if cache else None)
 
@@ -194,11 +220,12 @@ def compute(
             diagnostics.append(diag)
     if progress:
         progress(f"read {len(documents)} documents; normalizing")
-    norm = normalize(extractions, know)
+    split = settings.workers != 1 and len(extractions) >= MIN_PARALLEL
+    norm = normalize(extractions, know, split=split)
     if progress:
         progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
     diagnostics.extend(norm.diagnostics)
-    rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days)
+    rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split)
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     frames = _frames(documents, extractions, claims, rec, sources_by_doc, diagnostics)
@@ -218,9 +245,11 @@ def _claim_order(c: Claim) -> tuple[object, ...]:
     return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
-def manifest(sources: Path, result: BuildResult, folder: Path, key: str) -> dict[str, Any]:
-    """What went in and what came out, by content hash: what a no-op build and drift check first."""
-    inputs = {d.path: d.sha256 for d in result.documents}
+def manifest(sources: Path, result: BuildResult, documents: Any, folder: Path, key: str) -> dict[str, Any]:
+    """What went in and what came out, by content hash: what a no-op build and drift check first.
+
+    `documents` is the documents table (a DataFrame with `document` and `sha256`)."""
+    inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
     registry = sources / REGISTRY_FILE
     if registry.is_file():
         inputs[REGISTRY_FILE] = _sha256(registry)

@@ -1,0 +1,105 @@
+"""Work for the second core: a function run in a forked process beside the caller's own work.
+
+The parse stage has its pool of workers; the later stages have one large in-memory state
+(claims, facts, tables) that a worker would need whole. A fork shares that state without
+copying or pickling it, so splitting such a stage in two halves, or running the report beside
+the writing of the tables, pays even where a pool of workers would not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import multiprocessing
+import pickle
+import signal
+import traceback
+from collections.abc import Callable, Iterator
+from multiprocessing.connection import Connection
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Beside(Generic[T]):
+    """What a function run by `beside` returned, once the block it ran beside has ended."""
+
+    def __init__(self) -> None:
+        self._value: T | None = None
+        self._done = False
+
+    def _set(self, value: T) -> None:
+        self._value, self._done = value, True
+
+    def result(self) -> T:
+        assert self._done, "result() is read after the with block"
+        return self._value  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def beside(fn: Callable[[], T], *, parallel: bool = True) -> Iterator[Beside[T]]:
+    """Run `fn` in a forked process while the with block runs in this one; its return value
+    (or its exception, raised here) is there when the block ends. A fork shares the parent's
+    data without copying or pickling it, which is what makes a second core pay for work that
+    only reads. Without fork, or with `parallel` false, `fn` runs first, in this process."""
+    handle: Beside[T] = Beside()
+    if not parallel or "fork" not in multiprocessing.get_all_start_methods():
+        handle._set(fn())
+        yield handle
+        return
+    context = multiprocessing.get_context("fork")
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_run_and_send, args=(fn, writer), daemon=True)
+    # Objects the collector would visit in the child are moved out of its reach first: its
+    # visits would write to every page of the shared heap and so copy it all.
+    gc.freeze()
+    try:
+        child.start()
+    finally:
+        gc.unfreeze()
+    writer.close()
+    answered = False
+    try:
+        yield handle
+        try:
+            status, payload = pickle.loads(reader.recv_bytes())
+        except EOFError:
+            child.join()
+            raise RuntimeError(
+                f"the process run beside the writing ended without an answer (exit code {child.exitcode})"
+            ) from None
+        answered = True
+        if status == "error":
+            raise payload
+        handle._set(payload)
+    finally:
+        reader.close()
+        if not answered and child.is_alive():
+            child.terminate()
+        child.join()
+
+
+def _run_and_send(fn: Callable[[], Any], writer: Connection) -> None:
+    _die_with_parent()
+    try:
+        answer: tuple[str, Any] = ("ok", fn())
+    except BaseException as exc:  # sent to the parent, which raises it there
+        answer = ("error", exc)
+    try:
+        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # an exception that cannot be pickled still reaches the parent, as text
+        text = "".join(traceback.format_exception(answer[1])) if answer[0] == "error" else repr(answer[1])
+        data = pickle.dumps(("error", RuntimeError(text)), protocol=pickle.HIGHEST_PROTOCOL)
+    writer.send_bytes(data)
+    writer.close()
+
+
+def _die_with_parent() -> None:
+    """On Linux, ask to be killed when the parent dies (even by SIGKILL), so that a killed
+    build leaves no process writing into its staging folder."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
