@@ -25,7 +25,7 @@ from pipeline import knowledge
 from pipeline.cache import Cache
 from pipeline.extract import extract
 from pipeline.read import Limits, discover, load_bytes, parse_bytes
-from pipeline.records import Diagnostic, Document, Extraction
+from pipeline.records import Diagnostic, Document, Extraction, compact
 
 MIN_PARALLEL = 64
 """Below this many documents to parse, starting worker processes costs more than it saves."""
@@ -44,6 +44,7 @@ class Input:
         return hashlib.sha256(self.data).hexdigest() if self.data is not None else None
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class Parsed:
     """A document read and extracted; `extraction` is None when the markdown could not be walked."""
