@@ -20,6 +20,7 @@ from pipeline import knowledge
 from pipeline.extract import header_unit, normalize_label
 from pipeline.knowledge import ColumnRule, Knowledge
 from pipeline.names import SeriesName, parse_series, parse_size, series_key
+from pipeline.parallel import beside
 from pipeline.records import Claim, Diagnostic, Document, EntityKind, Extraction, Statement
 from pipeline.values import (
     Quantity,
@@ -180,15 +181,28 @@ class Normalized:
     series: SeriesIndex
 
 
-def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None) -> Normalized:
-    """Every statement of every document as claims; unknown words become diagnostics."""
+def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None, *, split: bool = False) -> Normalized:
+    """Every statement of every document as claims; unknown words become diagnostics.
+
+    Only the series index and the GPU models per series look across documents; with those
+    built first, each document is normalized on its own, so with `split` the second half of
+    the documents is normalized in a forked process beside the first."""
     know = know or knowledge.load()
     series = build_series_index(extractions)
-    ctx = _Context(know=know, series=series, series_models=_series_models(extractions, know))
-    for ex in extractions:
-        _normalize_document(ctx, ex)
+    models = _series_models(extractions, know)
+
+    def part(chunk: Sequence[Extraction]) -> tuple[list[Claim], list[Diagnostic]]:
+        ctx = _Context(know=know, series=series, series_models=models)
+        for ex in chunk:
+            _normalize_document(ctx, ex)
+        return ctx.claims, ctx.diagnostics
+
+    half = len(extractions) // 2 if split else len(extractions)
+    with beside(lambda: part(extractions[half:]), parallel=split) as rest:
+        claims, diagnostics = part(extractions[:half])
+    more_claims, more_diagnostics = rest.result()
     claims = sorted(
-        ctx.claims,
+        [*claims, *more_claims],
         key=lambda c: (
             c.document,
             c.line,
@@ -200,7 +214,7 @@ def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None) 
             c.claim_id,
         ),
     )
-    return Normalized(claims=tuple(claims), diagnostics=tuple(ctx.diagnostics), series=series)
+    return Normalized(claims=tuple(claims), diagnostics=(*diagnostics, *more_diagnostics), series=series)
 
 
 def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:

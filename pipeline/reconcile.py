@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter, itemgetter
@@ -20,7 +20,8 @@ from operator import attrgetter, itemgetter
 from pipeline import knowledge
 from pipeline.knowledge import Knowledge
 from pipeline.names import SizeName, parse_size
-from pipeline.records import Claim
+from pipeline.parallel import beside
+from pipeline.records import Claim, compact
 from pipeline.registry import Source, Tier, tiers
 from pipeline.values import format_number
 
@@ -30,6 +31,7 @@ INHERIT_FACTOR = 0.95
 _TWIN_FACTORS = (1e9 / 2**30, 1e12 / 2**40)
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class Fact:
     """The value chosen for one attribute of one entity, and why."""
@@ -58,6 +60,7 @@ class Fact:
     stale: bool = False
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class Conflict:
     """One competing value for an (entity, attribute), with the documents behind it."""
@@ -76,6 +79,7 @@ class Conflict:
     note: str
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class Link:
     """An entity no official document names, tied to the official size it most likely is."""
@@ -85,6 +89,7 @@ class Link:
     evidence: str
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class Reconciled:
     facts: tuple[Fact, ...]
@@ -92,6 +97,19 @@ class Reconciled:
     links: tuple[Link, ...]
     name_claims: tuple[Claim, ...]
     checks: Mapping[str, tuple[str, ...]]
+
+
+@compact
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """What deciding one (entity, attribute) gave: the fact, its conflict rows, the strongest
+    losing claim, and the checks each claim failed."""
+
+    key: tuple[str, str]
+    fact: Fact
+    conflicts: tuple[Conflict, ...]
+    rival: Claim | None
+    failed: tuple[tuple[str, tuple[str, ...]], ...]
 
 
 @dataclass(slots=True)
@@ -130,12 +148,18 @@ def _vote_key(v: _Vote) -> tuple[float, int, str]:
 
 
 def reconcile(
-    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge | None = None, stale_after_days: int = 730
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    know: Knowledge | None = None,
+    stale_after_days: int = 730,
+    *,
+    split: bool = False,
 ) -> Reconciled:
     """Facts, conflicts and links for every entity the claims mention.
 
     A fact whose newest support is more than `stale_after_days` older than the newest
     document about the same entity is flagged stale: a newer page says nothing about it.
+    With `split`, half of the entities are decided in a forked process beside the other half.
     """
     know = know or knowledge.load()
     tier = tiers()
@@ -161,18 +185,51 @@ def reconcile(
     _inherit(by_key, kinds, facts, official, tier, sources)
     # Counts and models before memory: the memory checks read them.
     order = {"vcpus": 0, "gpu_count": 0, "gpu_model": 0, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
-    for key in sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k)):
-        votes = by_key[key]
-        _check(key, votes, facts, by_key, know, sources)
-        fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
-        facts[key] = fact
-        conflicts.extend(rows)
-        losing = [r for r in rows if not r.won]
-        if losing:
-            rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims)
-        for v in votes:
-            if v.failed:
-                checks[v.claim.claim_id] = tuple(v.failed)
+    keys = sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k))
+
+    def decide_all(entities: set[str] | None) -> list[_Decided]:
+        """Check and decide each key of `entities` (all when None), in `keys` order.
+
+        A key's checks read only facts of its own entity and of its series (decided above),
+        so entities can be decided in separate processes."""
+        out = []
+        for key in keys:
+            if entities is not None and key[0] not in entities:
+                continue
+            votes = by_key[key]
+            _check(key, votes, facts, by_key, know, sources)
+            fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
+            facts[key] = fact
+            losing = [r for r in rows if not r.won]
+            rival = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims) if losing else None
+            failed = tuple((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
+            out.append(_Decided(key, fact, tuple(rows), rival, failed))
+        return out
+
+    if split:
+        # Halves of about equal work: entities in name order until half of the votes.
+        load: Counter[str] = Counter()
+        for key in keys:
+            load[key[0]] += len(by_key[key])
+        first: set[str] = set()
+        taken = 0
+        for entity in sorted(load):
+            if taken * 2 >= sum(load.values()):
+                break
+            first.add(entity)
+            taken += load[entity]
+        with beside(lambda: decide_all(set(load) - first)) as rest:
+            decided = decide_all(first)
+        position = {k: i for i, k in enumerate(keys)}
+        decided = sorted([*decided, *rest.result()], key=lambda d: position[d.key])
+    else:
+        decided = decide_all(None)
+    for done in decided:
+        facts[done.key] = done.fact
+        conflicts.extend(done.conflicts)
+        if done.rival is not None:
+            rivals[done.key] = done.rival
+        checks.update(done.failed)
     links = _links(kinds, official, facts)
     conflicts.extend(_link_conflicts(links, facts, by_key, conflicts))
     linked = {lk.entity: lk for lk in links}

@@ -269,3 +269,25 @@ def test_a_rebuild_from_scratch_can_be_asked_for(seeds: Path, tmp_path: Path) ->
     result = build(seeds, out, settings=builder.Settings(incremental=False))
     assert not result.up_to_date and result.cache is None
     assert result.tables["claims"] == len(pd.read_csv(out / "claims.csv")) > 0
+
+
+@pytest.mark.parametrize("corpus_size", [0, 90], ids=["shipped sources", "generated corpus of 90"])
+def test_a_build_split_across_two_processes_computes_the_same_tables(
+    corpus_size: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """normalize and reconcile each hand half of their work to a forked process; the halves
+    must join into exactly what one process computes (same rows, same order)."""
+    from pipeline import corpus
+    from tests.conftest import SOURCES
+
+    sources = SOURCES if not corpus_size else tmp_path / "corpus"
+    if corpus_size:
+        corpus.generate(corpus_size, sources, seed=11)
+    monkeypatch.setattr(builder, "MIN_PARALLEL", 1)
+    one, one_frames = builder.compute(sources, builder.Settings(workers=1))
+    two, two_frames = builder.compute(sources, builder.Settings(workers=2))
+    assert len(one.facts) > 100 and len(one.conflicts) > 10
+    assert one.claims == two.claims and one.facts == two.facts and one.conflicts == two.conflicts
+    assert one.diagnostics == two.diagnostics
+    for name, df in one_frames.items():
+        pd.testing.assert_frame_equal(df, two_frames[name], obj=name)
