@@ -314,8 +314,12 @@ no script but ours and load nothing from anywhere."""
 
 
 def _na(value: Any) -> bool:
-    if value is None:
+    if value is None or value is pd.NA or value is pd.NaT:
         return True
+    if isinstance(value, str | int):
+        return False
+    if isinstance(value, float):
+        return value != value
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
@@ -364,13 +368,19 @@ Rows = Mapping[str, list[dict[str, Any]]]
 
 
 def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]:
-    """Only the claims some conflict cites: the claims table is by far the largest and the
-    page shows no other claim (converting all of it was most of a 3,000-document build)."""
-    rows = {name: _dicts(df) for name, df in frames.items() if name != "claims"}
+    """Only the claims some conflict cites and the facts of the sizes and conflicts the page
+    shows: claims and facts are by far the largest tables, and converting all of them was most
+    of a large build's time and memory. The summary counts facts from the table itself."""
+    rows = {name: _dicts(df) for name, df in frames.items() if name not in ("claims", "facts")}
     claims = frames.get("claims")
     if claims is not None and "claim_id" in claims.columns:
         cited = {i for r in rows.get("conflicts", []) for i in _split(r.get("claims"), " ")}
         rows["claims"] = _dicts(claims[claims["claim_id"].isin(cited)])
+    facts = frames.get("facts")
+    if facts is not None and "entity" in facts.columns:
+        shown = {_text(r.get("size")) for r in _limited(rows.get("vm_sizes", []), "vm_sizes")[0]}
+        shown |= {_text(r.get("entity")) for r in rows.get("conflicts", [])}
+        rows["facts"] = _dicts(facts[facts["entity"].isin(shown)])
     return rows
 
 
@@ -448,16 +458,17 @@ def _parts(counts: Counter[str], known: Sequence[str], label: Any = None) -> lis
     return [(k, label(k) if label else _e(k or "(none)"), counts.get(k, 0)) for k in keys]
 
 
-def _summary(rows: Rows, disputes: int) -> str:
+def _summary(rows: Rows, facts: pd.DataFrame | None, disputes: int) -> str:
     docs = _records(rows, "documents")
     sizes = _records(rows, "vm_sizes")
-    facts = _records(rows, "facts")
+    statuses = facts["status"].tolist() if facts is not None and "status" in facts.columns else []
+    fact_counts = Counter("" if _na(s) else str(s) for s in statuses)
     diags = _records(rows, "diagnostics")
     conflicts = _records(rows, "conflicts")
     cards = [
         _card("Documents", "documents", len(docs), _parts(_counts(docs, "kind"), KINDS)),
         _card("VM sizes", "sizes", len(sizes), _parts(_counts(sizes, "status"), STATUSES, lambda s: mark(s))),
-        _card("Facts", "facts", len(facts), _parts(_counts(facts, "status"), STATUSES, lambda s: mark(s))),
+        _card("Facts", "facts", len(statuses), _parts(fact_counts, STATUSES, lambda s: mark(s))),
         _card(
             "Conflicts",
             "conflicts",
@@ -835,7 +846,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
         "<p>What the documentation says about each GPU VM size, how sure we are, where documents disagree and "
         "why one value was chosen. Every value traces back to a document and a line.</p>"
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
-        f"{_summary(rows, disputes)}\n{_size_tables(rows)}\n{conflicts}\n{_documents(rows)}\n"
+        f"{_summary(rows, frames.get('facts'), disputes)}\n{_size_tables(rows)}\n{conflicts}\n{_documents(rows)}\n"
         f"{_diagnostics(rows)}\n</main>"
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
         "pipeline/report.py</footer>"
