@@ -10,7 +10,7 @@ import hashlib
 import json
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from pathlib import Path
@@ -20,7 +20,7 @@ from pipeline import knowledge, schema
 from pipeline.cache import Cache
 from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
-from pipeline.parallel import beside
+from pipeline.parallel import beside, cores
 from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
@@ -65,9 +65,9 @@ def build(
 
     Beside the tables, `out` gets `report.html` (for people), `SCHEMA.md` and `datapackage.json`
     (the data dictionary), all listed with their hashes in `manifest.json`. The tables are
-    checked against their contracts (`pipeline.contracts`) before anything is written: a build
-    whose data would break them raises `ContractViolation` listing every violation, and `out`
-    stays as it was."""
+    checked against their contracts (`pipeline.contracts`) while they are written into a
+    staging folder: a build whose data would break them raises `ContractViolation` listing
+    every violation, the staging folder is removed, and `out` stays as it was."""
     sources = Path(sources)
     out = Path(out)
     with output_lock(out):
@@ -97,7 +97,9 @@ def build(
 
             # The contracts and the report only read the frames, so on a second core they run
             # beside the writing of the tables, which they do not need.
-            with beside(check_and_document, parallel=settings.workers != 1) as checked:
+            with beside(
+                check_and_document, parallel=cores(settings.workers) > 1, what="contracts and report"
+            ) as checked:
                 cols = schema.tables()
                 for name, df in frames.items():
                     write_table(df, cols[name], name, stage)
@@ -220,15 +222,18 @@ def compute(
             diagnostics.append(diag)
     if progress:
         progress(f"read {len(documents)} documents; normalizing")
-    split = settings.workers != 1 and len(extractions) >= MIN_PARALLEL
+    split = cores(settings.workers) > 1 and len(extractions) >= MIN_PARALLEL
     norm = normalize(extractions, know, split=split)
+    # The statements are all in claims now; what the tables still need of them is the subject.
+    subjects = {ex.document.path: ex.subject for ex in extractions}
+    del extractions
     if progress:
         progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
     diagnostics.extend(norm.diagnostics)
     rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split)
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, extractions, claims, rec, sources_by_doc, diagnostics)
+    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -336,7 +341,7 @@ def _joined(values: Iterable[tuple[str, ...]], sep: str) -> list[str | None]:
 
 def _frames(
     documents: Sequence[Document],
-    extractions: Sequence[Extraction],
+    subjects: Mapping[str, str | None],
     claims: Sequence[Claim],
     rec: Reconciled,
     sources: dict[str, Source],
@@ -344,7 +349,6 @@ def _frames(
 ) -> dict[str, Any]:
     cols = schema.tables()
     per_doc = Counter(c.document for c in claims)
-    subjects = {ex.document.path: ex.subject for ex in extractions}
     doc_rows = [
         {
             "document": d.path,

@@ -192,13 +192,15 @@ def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None, 
     models = _series_models(extractions, know)
 
     def part(chunk: Sequence[Extraction]) -> tuple[list[Claim], list[Diagnostic]]:
+        # Each half has its own `warned`: every warn_once key names its document, and a
+        # document is never split between the halves.
         ctx = _Context(know=know, series=series, series_models=models)
         for ex in chunk:
             _normalize_document(ctx, ex)
         return ctx.claims, ctx.diagnostics
 
     half = len(extractions) // 2 if split else len(extractions)
-    with beside(lambda: part(extractions[half:]), parallel=split) as rest:
+    with beside(lambda: part(extractions[half:]), parallel=split, what="normalizing") as rest:
         claims, diagnostics = part(extractions[:half])
     more_claims, more_diagnostics = rest.result()
     claims = sorted(

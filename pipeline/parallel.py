@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import gc
 import multiprocessing
+import os
 import pickle
 import signal
 import traceback
@@ -37,28 +38,39 @@ class Beside(Generic[T]):
         return self._value  # type: ignore[return-value]
 
 
+def cores(workers: int | None) -> int:
+    """Processes a stage may use: `workers` when given, else one per core."""
+    return workers or os.cpu_count() or 1
+
+
 @contextlib.contextmanager
-def beside(fn: Callable[[], T], *, parallel: bool = True) -> Iterator[Beside[T]]:
+def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") -> Iterator[Beside[T]]:
     """Run `fn` in a forked process while the with block runs in this one; its return value
     (or its exception, raised here) is there when the block ends. A fork shares the parent's
     data without copying or pickling it, which is what makes a second core pay for work that
-    only reads. Without fork, or with `parallel` false, `fn` runs first, in this process."""
+    only reads. Without fork, with `parallel` false, or when the fork fails, `fn` runs first,
+    in this process. `what` names the work in the error raised if the process dies."""
     handle: Beside[T] = Beside()
-    if not parallel or "fork" not in multiprocessing.get_all_start_methods():
+    child = None
+    if parallel and "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+        reader, writer = context.Pipe(duplex=False)
+        child = context.Process(target=_run_and_send, args=(fn, writer, os.getpid()), daemon=True)
+        # Objects the collector would visit in the child are moved out of its reach first: its
+        # visits would write to every page of the shared heap and so copy it all.
+        gc.freeze()
+        try:
+            child.start()
+        except (OSError, AssertionError):  # no memory or processes left; or a daemonic caller
+            reader.close()
+            child = None
+        finally:
+            gc.unfreeze()
+            writer.close()
+    if child is None:
         handle._set(fn())
         yield handle
         return
-    context = multiprocessing.get_context("fork")
-    reader, writer = context.Pipe(duplex=False)
-    child = context.Process(target=_run_and_send, args=(fn, writer), daemon=True)
-    # Objects the collector would visit in the child are moved out of its reach first: its
-    # visits would write to every page of the shared heap and so copy it all.
-    gc.freeze()
-    try:
-        child.start()
-    finally:
-        gc.unfreeze()
-    writer.close()
     answered = False
     try:
         yield handle
@@ -67,7 +79,7 @@ def beside(fn: Callable[[], T], *, parallel: bool = True) -> Iterator[Beside[T]]
         except EOFError:
             child.join()
             raise RuntimeError(
-                f"the process run beside the writing ended without an answer (exit code {child.exitcode})"
+                f"the process doing the {what} ended without an answer (exit code {child.exitcode})"
             ) from None
         answered = True
         if status == "error":
@@ -80,26 +92,31 @@ def beside(fn: Callable[[], T], *, parallel: bool = True) -> Iterator[Beside[T]]
         child.join()
 
 
-def _run_and_send(fn: Callable[[], Any], writer: Connection) -> None:
-    _die_with_parent()
+def _run_and_send(fn: Callable[[], Any], writer: Connection, parent: int) -> None:
+    _die_with_parent(parent)
     try:
         answer: tuple[str, Any] = ("ok", fn())
     except BaseException as exc:  # sent to the parent, which raises it there
+        exc.add_note("in the forked process:\n" + "".join(traceback.format_exception(exc)).rstrip())
         answer = ("error", exc)
     try:
         data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception:  # an exception that cannot be pickled still reaches the parent, as text
+        pickle.loads(data)  # an exception whose __init__ does not take its args would only fail there
+    except Exception:  # it still reaches the parent, as text
         text = "".join(traceback.format_exception(answer[1])) if answer[0] == "error" else repr(answer[1])
         data = pickle.dumps(("error", RuntimeError(text)), protocol=pickle.HIGHEST_PROTOCOL)
     writer.send_bytes(data)
     writer.close()
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """On Linux, ask to be killed when the parent dies (even by SIGKILL), so that a killed
-    build leaves no process writing into its staging folder."""
+    build leaves no process writing into its staging folder; a parent that died before the
+    request was made is caught by its pid."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if os.getppid() != parent:
+        os._exit(1)

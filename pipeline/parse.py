@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
-import os
 import pickle
 import sys
 from collections.abc import Iterable, Iterator
@@ -24,6 +23,7 @@ from pathlib import Path
 from pipeline import knowledge
 from pipeline.cache import Cache
 from pipeline.extract import extract
+from pipeline.parallel import cores
 from pipeline.read import Limits, discover, load_bytes, parse_bytes
 from pipeline.records import Diagnostic, Document, Extraction, compact
 
@@ -140,7 +140,7 @@ def parse_all(
         else:
             todo.append((i, key))
     jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
-    count = workers or os.cpu_count() or 1
+    count = cores(workers)
     fresh: Iterator[Parsed | bytes]
     pool: ProcessPoolExecutor | None = None
     if count > 1 and len(jobs) >= MIN_PARALLEL:

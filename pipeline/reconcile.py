@@ -212,18 +212,19 @@ def reconcile(
         for key in keys:
             load[key[0]] += len(by_key[key])
         first: set[str] = set()
-        taken = 0
+        taken, total = 0, sum(load.values())
         for entity in sorted(load):
-            if taken * 2 >= sum(load.values()):
+            if taken * 2 >= total:
                 break
             first.add(entity)
             taken += load[entity]
-        with beside(lambda: decide_all(set(load) - first)) as rest:
+        with beside(lambda: decide_all(set(load) - first), what="reconciling") as rest:
             decided = decide_all(first)
         position = {k: i for i, k in enumerate(keys)}
         decided = sorted([*decided, *rest.result()], key=lambda d: position[d.key])
     else:
         decided = decide_all(None)
+    # Whichever path decided them, facts are read by key or in sorted order from here on.
     for done in decided:
         facts[done.key] = done.fact
         conflicts.extend(done.conflicts)

@@ -23,7 +23,9 @@ def compact(cls: type[R]) -> type[R]:
     Records cross process boundaries and the cache by the hundred thousand; the pickling
     dataclasses give slotted classes looks up the field list once per object, which made
     pickling most of what a worker's answer cost."""
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    every = fields(cls)  # type: ignore[arg-type]
+    assert all(f.init and not f.kw_only for f in every), f"{cls.__name__}: compact needs positional fields"
+    names = [f.name for f in every]
     get = attrgetter(*names)
     if len(names) == 1:
         cls.__reduce__ = lambda self: (cls, (get(self),))  # type: ignore[method-assign]
@@ -161,7 +163,7 @@ class Claim:
 
 
 class ContractViolation(RuntimeError):
-    """A build computed tables that break their own contract (`pipeline.contracts`); nothing was written.
+    """A build computed tables that break their own contract (`pipeline.contracts`); the output was left as it was.
 
     `violations` holds every broken promise, one sentence each, as `validate` gives them."""
 

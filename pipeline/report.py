@@ -499,15 +499,23 @@ def _heading(col: schema.Column, core: bool = False) -> str:
     return f'<th scope="col" title="{_e(tip)}"><button type="button"><span>{_e(label)}{tag}</span>{unit}</button></th>'
 
 
-def _size_tables(rows: Rows) -> str:
+def _stated_for_sizes(frames: Mapping[str, pd.DataFrame]) -> set[str]:
+    """Attributes some size has a fact for, from the whole facts table (the page converts
+    only the facts it shows)."""
+    facts, sizes = frames.get("facts"), frames.get("vm_sizes")
+    if facts is None or sizes is None or "entity" not in facts.columns or "size" not in sizes.columns:
+        return set()
+    of_sizes = facts["entity"].isin(set(sizes["size"].dropna().tolist()))
+    return {str(a) for a in facts.loc[of_sizes, "attribute"].dropna().unique()}
+
+
+def _size_tables(rows: Rows, stated: set[str]) -> str:
     sizes = _records(rows, "vm_sizes")
     facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(rows, "facts")}
     columns = {c.name: c for c in schema.tables()["vm_sizes"]}
     # A column no size has a value for would only be a stripe of dashes; it is named instead.
     empty = {
-        a
-        for a in schema.VM_SIZE_ATTRIBUTES
-        if a in columns and all(_na(r.get(a)) and (_text(r.get("size")), a) not in facts for r in sizes)
+        a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in stated and all(_na(r.get(a)) for r in sizes)
     }
     attrs = [a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in empty and a not in ROW_HEAD_ATTRIBUTES]
     grouped = {a for names in SIZE_GROUPS.values() for a in names}
@@ -824,6 +832,7 @@ def _diagnostics(rows: Rows) -> str:
 def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM dataset") -> str:
     """The whole page: summary, sizes, conflicts, documents, diagnostics; deterministic for given frames."""
     rows = _rows(frames)
+    sizes = _size_tables(rows, _stated_for_sizes(frames))
     conflicts, disputes = _conflicts(rows)
     nav = "".join(
         f'<a href="#{k}">{v}</a>'
@@ -846,7 +855,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
         "<p>What the documentation says about each GPU VM size, how sure we are, where documents disagree and "
         "why one value was chosen. Every value traces back to a document and a line.</p>"
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
-        f"{_summary(rows, frames.get('facts'), disputes)}\n{_size_tables(rows)}\n{conflicts}\n{_documents(rows)}\n"
+        f"{_summary(rows, frames.get('facts'), disputes)}\n{sizes}\n{conflicts}\n{_documents(rows)}\n"
         f"{_diagnostics(rows)}\n</main>"
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
         "pipeline/report.py</footer>"

@@ -70,3 +70,32 @@ def test_an_error_in_the_block_stops_the_function(tmp_path: Path) -> None:
     with pytest.raises(KeyError), beside(slow):
         raise KeyError("writing a table failed")
     assert not marker.exists()
+
+
+def test_when_the_fork_fails_the_function_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process out of memory or of process slots still builds, on one core."""
+    import multiprocessing.process
+
+    def no_fork(self: object) -> None:
+        raise OSError(12, "Cannot allocate memory")
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_fork)
+    with beside(os.getpid) as answer:
+        pass
+    assert answer.result() == os.getpid()
+
+
+def test_the_childs_traceback_travels_with_its_exception() -> None:
+    def broken() -> int:
+        return {"a": 1}["b"]
+
+    with pytest.raises(KeyError) as caught, beside(broken):
+        pass
+    notes = "\n".join(getattr(caught.value, "__notes__", []))
+    assert "in the forked process:" in notes and 'return {"a": 1}["b"]' in notes
+
+
+def test_a_dying_process_is_named_by_what_it_was_doing() -> None:
+    dying = pytest.raises(RuntimeError, match=r"the process doing the reconciling ended without an answer")
+    with dying, beside(lambda: os._exit(5), what="reconciling"):
+        pass

@@ -197,3 +197,28 @@ def test_long_sections_show_the_first_items_and_name_the_table_with_the_rest(
     assert "Showing the first 5 of 25; every row is in documents.parquet and documents.csv." in text(page)
     assert page.count('<article id="conflict-') == 5
     assert counts(page)["sizes"] == 19 and counts(page)["documents"] == 25
+
+
+def test_an_attribute_only_sizes_past_the_limit_have_is_not_called_empty(
+    frames: dict[str, pd.DataFrame], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page converts only the facts of the sizes it shows; whether a column is empty
+    is still answered from every fact."""
+    from pipeline.report import ROW_HEAD_ATTRIBUTES
+    from pipeline.schema import VM_SIZE_ATTRIBUTES
+
+    monkeypatch.setattr("pipeline.report.SECTION_LIMIT", 5)
+    sizes, facts = frames["vm_sizes"].copy(), frames["facts"]
+    last = sizes["size"].iloc[-1]
+    attr = next(
+        a
+        for a in VM_SIZE_ATTRIBUTES
+        if a not in ROW_HEAD_ATTRIBUTES and ((facts["entity"] == last) & (facts["attribute"] == a)).any()
+    )
+    sizes[attr] = pd.NA
+    of_attr = facts["attribute"] == attr
+    only_last = {**frames, "vm_sizes": sizes, "facts": facts[~of_attr | (facts["entity"] == last)]}
+    none_at_all = {**frames, "vm_sizes": sizes, "facts": facts[~of_attr]}
+    said = re.compile(r"No size has a value for ([^.]*)\.")
+    assert attr not in " ".join(said.findall(text(render_report(only_last))))
+    assert attr in " ".join(said.findall(text(render_report(none_at_all))))
