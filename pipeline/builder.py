@@ -97,9 +97,8 @@ def build(
 
             # The contracts and the report only read the frames, so on a second core they run
             # beside the writing of the tables, which they do not need.
-            with beside(
-                check_and_document, parallel=cores(settings.workers) > 1, what="contracts and report"
-            ) as checked:
+            parallel = _splits(settings, result.tables.get("documents", 0))
+            with beside(check_and_document, parallel=parallel, what="contracts and report") as checked:
                 cols = schema.tables()
                 for name, df in frames.items():
                     write_table(df, cols[name], name, stage)
@@ -222,7 +221,7 @@ def compute(
             diagnostics.append(diag)
     if progress:
         progress(f"read {len(documents)} documents; normalizing")
-    split = cores(settings.workers) > 1 and len(extractions) >= MIN_PARALLEL
+    split = _splits(settings, len(extractions))
     norm = normalize(extractions, know, split=split)
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
@@ -244,6 +243,12 @@ def compute(
         links=rec.links,
     )
     return result, frames
+
+
+def _splits(settings: Settings, documents: int) -> bool:
+    """Whether a stage hands half its work to a second process: only with a second core and
+    enough documents, since a fork of a small build costs more than it saves."""
+    return cores(settings.workers) > 1 and documents >= MIN_PARALLEL
 
 
 def _claim_order(c: Claim) -> tuple[object, ...]:

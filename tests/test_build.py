@@ -291,3 +291,17 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
     assert one.diagnostics == two.diagnostics
     for name, df in one_frames.items():
         pd.testing.assert_frame_equal(df, two_frames[name], obj=name)
+
+
+def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a second core the contracts and the report run in a forked process while the
+    tables are written; the files are the same as a build in one process writes."""
+    from tests.conftest import SOURCES
+
+    monkeypatch.setattr(builder, "MIN_PARALLEL", 1)
+    build(SOURCES, tmp_path / "one", settings=builder.Settings(workers=1, incremental=False))
+    build(SOURCES, tmp_path / "two", settings=builder.Settings(workers=2, incremental=False))
+    assert _files(tmp_path / "one") == _files(tmp_path / "two")
+    assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
