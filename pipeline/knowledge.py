@@ -201,7 +201,9 @@ def load() -> Knowledge:
             if len(s) > 4:  # whole words (gigabit) are matched regardless of case
                 aliases[s.lower()] = symbol
     count_words = {w: kind for kind, words in units_doc["count_words"].items() for w in words}
-    spellings = sorted(set(aliases) | set(count_words), key=len, reverse=True)
+    # Longest first, so the alternation prefers the longer spelling; then alphabetical, so the
+    # pattern is the same in every process (set order depends on the hash seed).
+    spellings = sorted(set(aliases) | set(count_words), key=lambda s: (-len(s), s))
     unit_re = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(s) for s in spellings) + r")(?![A-Za-z])")
 
     headers = _table("headers.toml")
@@ -229,7 +231,7 @@ def load() -> Knowledge:
         )
         for name, g in _table("gpus.toml")["gpu"].items()
     )
-    gpu_aliases = sorted({a for g in gpus for a in g.aliases}, key=len, reverse=True)
+    gpu_aliases = sorted({a for g in gpus for a in g.aliases}, key=lambda a: (-len(a), a))
     gpu_re = re.compile(
         r"(?<![A-Za-z0-9])(" + "|".join(re.escape(a) for a in gpu_aliases) + r")(?![A-Za-z0-9])", re.IGNORECASE
     )
