@@ -222,14 +222,22 @@ def compute(
     if progress:
         progress(f"read {len(documents)} documents; normalizing")
     split = _splits(settings, len(extractions))
-    norm = normalize(extractions, know, split=split)
+    # Each later stage reuses what the last build computed from the same inputs; the memos are
+    # saved as soon as a stage ends, so an interrupted build keeps what it got done.
+    memo = cache.memo("normalize", code_fingerprint()) if cache else None
+    norm = normalize(extractions, know, split=split, memo=memo)
+    if memo:
+        memo.save()
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
     del extractions
     if progress:
         progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
     diagnostics.extend(norm.diagnostics)
-    rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split)
+    memo = cache.memo("reconcile", code_fingerprint()) if cache else None
+    rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split, memo=memo)
+    if memo:
+        memo.save()
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics)

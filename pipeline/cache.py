@@ -1,10 +1,14 @@
-"""Parsed documents kept between builds, so an unchanged document is never parsed twice.
+"""What a build keeps for the next one: parsed documents, and each later stage's results.
 
 Entries are files named by a content key (see `parse.entry_key`), written to a temporary
 name and renamed into place, so an interrupted build leaves whole entries or none. Each
 entry carries a checksum of its payload: a truncated or altered entry is detected, removed
 and rebuilt, never trusted. The cache is an optimisation only; when its folder cannot be
 written the build goes on without it.
+
+A `Memo` is one stage's results (a document's claims, an entity's decisions), each under a
+digest of everything it was computed from, kept in a few large entries rather than one per
+result: a build reads it in a few reads, and an edit rewrites only the entries it touched.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ import contextlib
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,8 @@ class CacheStats:
     misses: int = 0
     corrupt: int = 0
     write_errors: int = 0
+    reused: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per memo (`normalize`, `reconcile`): how many results were reused, of how many."""
 
 
 class Cache:
@@ -43,28 +50,33 @@ class Cache:
 
     def get(self, key: str) -> Any | None:
         """The stored value, or None when there is none or it is damaged (then it is removed)."""
+        value = self.load(key)
+        if value is None:
+            self.stats.misses += 1
+        else:
+            self.stats.hits += 1
+        return value
+
+    def load(self, key: str) -> Any | None:
+        """`get` without counting a hit or a miss: for entries that are not parsed documents."""
         path = self._path(key)
         try:
             blob = path.read_bytes()
         except OSError:
-            self.stats.misses += 1
             return None
         head = len(MAGIC) + _DIGEST
-        payload = blob[head:]
+        payload = memoryview(blob)[head:]
         if blob[: len(MAGIC)] != MAGIC or blob[len(MAGIC) : head] != hashlib.sha256(payload).digest():
             self._corrupt(path)
             return None
         try:
-            value = pickle.loads(payload)
+            return pickle.loads(payload)
         except Exception:  # checksummed yet unloadable (another Python, say): damage, not a bug
             self._corrupt(path)
             return None
-        self.stats.hits += 1
-        return value
 
     def _corrupt(self, path: Path) -> None:
         self.stats.corrupt += 1
-        self.stats.misses += 1
         with contextlib.suppress(OSError):
             path.unlink()
 
@@ -84,3 +96,82 @@ class Cache:
             self.stats.write_errors += 1
             with contextlib.suppress(OSError):
                 tmp.unlink()
+
+    def memo(self, name: str, version: str) -> Memo:
+        """The results `name` kept by the last build, when it ran the same code (`version`)."""
+        return Memo(self, name, version)
+
+
+class _Sha256:
+    """A file that only hashes what is written to it."""
+
+    def __init__(self) -> None:
+        self.hash = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.hash.update(data)
+        return len(data)
+
+
+def digest(*values: object) -> str:
+    """SHA-256 of `values` by their pickled form, without pickle's memo (`fast`): equal values
+    then give equal bytes whether or not they share objects, which unpickled ones often do not."""
+    sink = _Sha256()
+    pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True
+    for value in values:
+        pickler.dump(value)
+    return sink.hash.hexdigest()
+
+
+MEMO_SHARDS = 64
+"""Files a memo is kept in: an edit of a few documents rewrites a few of them, not all."""
+
+
+class Memo:
+    """One stage's results under digests of their inputs. `get` reuses a result whose inputs
+    did not change; `save` keeps what this build used or computed, so the memo never outgrows
+    the corpus, and the whole memo is dropped when the code that computed it changed."""
+
+    def __init__(self, cache: Cache, name: str, version: str) -> None:
+        self.cache = cache
+        self.name = name
+        self.version = version
+        self._stored: list[dict[str, Any] | None] = []
+        for shard in range(MEMO_SHARDS):
+            stored = cache.load(self._entry(shard))
+            if isinstance(stored, tuple) and len(stored) == 2 and stored[0] == version and isinstance(stored[1], dict):
+                self._stored.append(stored[1])
+            else:  # none yet, damaged, or computed by other code
+                self._stored.append(None)
+        self._kept: list[dict[str, Any]] = [{} for _ in range(MEMO_SHARDS)]
+        self.hits = self.misses = 0
+
+    def _entry(self, shard: int) -> str:
+        return f"memo-{self.name}-{shard:02d}"
+
+    @staticmethod
+    def _shard(key: str) -> int:
+        return zlib.crc32(key.encode()) % MEMO_SHARDS
+
+    def get(self, key: str) -> Any | None:
+        shard = self._shard(key)
+        stored = self._stored[shard]
+        if stored is not None and key in stored:
+            self.hits += 1
+            value = self._kept[shard][key] = stored[key]
+            return value
+        self.misses += 1
+        return None
+
+    def put(self, key: str, value: Any) -> None:
+        self._kept[self._shard(key)][key] = value
+
+    def save(self) -> None:
+        """Write each shard whose entries differ from the stored ones (by key: a key is a digest
+        of the inputs, so the same key always holds the same value)."""
+        self.cache.stats.reused[self.name] = (self.hits, self.hits + self.misses)
+        for shard, (stored, kept) in enumerate(zip(self._stored, self._kept, strict=True)):
+            if stored is None or stored.keys() != kept.keys():
+                self.cache.put(self._entry(shard), (self.version, kept))
+        self._stored = [None] * MEMO_SHARDS

@@ -86,6 +86,10 @@ def cmd_build(args: argparse.Namespace) -> int:
                 f"parse cache: {c.hits} unchanged document(s) reused, {c.misses} parsed"
                 + (f", {c.corrupt} damaged entr{'y' if c.corrupt == 1 else 'ies'} rebuilt" if c.corrupt else "")
             )
+            for stage, what in (("normalize", "documents' claims"), ("reconcile", "entities' decisions")):
+                if stage in c.reused:
+                    reused, total = c.reused[stage]
+                    print(f"{stage}: {reused} of {total} {what} reused")
     if args.strict and result.errors:
         print(f"--strict: {len(result.errors)} error(s):", file=sys.stderr)
         for d in result.errors:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 
 from pipeline import knowledge
+from pipeline.cache import Memo, digest
 from pipeline.extract import header_unit, normalize_label
 from pipeline.knowledge import ColumnRule, Knowledge
 from pipeline.names import SeriesName, parse_series, parse_size, series_key
@@ -181,30 +182,54 @@ class Normalized:
     series: SeriesIndex
 
 
-def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None, *, split: bool = False) -> Normalized:
+def normalize(
+    extractions: Sequence[Extraction],
+    know: Knowledge | None = None,
+    *,
+    split: bool = False,
+    memo: Memo | None = None,
+) -> Normalized:
     """Every statement of every document as claims; unknown words become diagnostics.
 
     Only the series index and the GPU models per series look across documents; with those
-    built first, each document is normalized on its own, so with `split` the second half of
-    the documents is normalized in a forked process beside the first."""
+    built first, each document is normalized on its own. So a document's claims can come
+    from `memo` when neither it nor that shared context changed, and with `split` the second
+    half of the other documents is normalized in a forked process beside the first."""
     know = know or knowledge.load()
     series = build_series_index(extractions)
     models = _series_models(extractions, know)
+    done: dict[str, tuple[tuple[Claim, ...], tuple[Diagnostic, ...]]] = {}
+    keys: dict[str, str] = {}
+    todo = list(extractions)
+    if memo is not None:
+        # Sorted: the index is built in document order, and one more document may reorder it.
+        shared = digest(know, sorted(series.names.items()), sorted(series.aliases.items()), sorted(models.items()))
+        for ex in extractions:
+            keys[ex.document.path] = key = digest(shared, ex)
+            if (hit := memo.get(key)) is not None:
+                done[ex.document.path] = hit
+        todo = [ex for ex in extractions if ex.document.path not in done]
 
-    def part(chunk: Sequence[Extraction]) -> tuple[list[Claim], list[Diagnostic]]:
-        # Each half has its own `warned`: every warn_once key names its document, and a
-        # document is never split between the halves.
-        ctx = _Context(know=know, series=series, series_models=models)
+    def part(chunk: Sequence[Extraction]) -> dict[str, tuple[tuple[Claim, ...], tuple[Diagnostic, ...]]]:
+        out = {}
         for ex in chunk:
+            ctx = _Context(know=know, series=series, series_models=models)
             _normalize_document(ctx, ex)
-        return ctx.claims, ctx.diagnostics
+            out[ex.document.path] = (tuple(ctx.claims), tuple(ctx.diagnostics))
+        return out
 
-    half = len(extractions) // 2 if split else len(extractions)
-    with beside(lambda: part(extractions[half:]), parallel=split, what="normalizing") as rest:
-        claims, diagnostics = part(extractions[:half])
-    more_claims, more_diagnostics = rest.result()
+    # A fork pays only for a large share of the work; an edit of a few documents is done here.
+    split = split and len(todo) * 4 >= len(extractions)
+    half = len(todo) // 2 if split else len(todo)
+    with beside(lambda: part(todo[half:]), parallel=split, what="normalizing") as rest:
+        fresh = part(todo[:half])
+    fresh.update(rest.result())
+    if memo is not None:
+        for path, result in fresh.items():
+            memo.put(keys[path], result)
+    done.update(fresh)
     claims = sorted(
-        [*claims, *more_claims],
+        (c for ex in extractions for c in done[ex.document.path][0]),
         key=lambda c: (
             c.document,
             c.line,
@@ -216,7 +241,8 @@ def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None, 
             c.claim_id,
         ),
     )
-    return Normalized(claims=tuple(claims), diagnostics=(*diagnostics, *more_diagnostics), series=series)
+    diagnostics = tuple(d for ex in extractions for d in done[ex.document.path][1])
+    return Normalized(claims=tuple(claims), diagnostics=diagnostics, series=series)
 
 
 def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter, itemgetter
 
 from pipeline import knowledge
+from pipeline.cache import Memo, digest
 from pipeline.knowledge import Knowledge
 from pipeline.names import SizeName, parse_size
 from pipeline.parallel import beside
@@ -154,12 +155,14 @@ def reconcile(
     stale_after_days: int = 730,
     *,
     split: bool = False,
+    memo: Memo | None = None,
 ) -> Reconciled:
     """Facts, conflicts and links for every entity the claims mention.
 
     A fact whose newest support is more than `stale_after_days` older than the newest
     document about the same entity is flagged stale: a newer page says nothing about it.
     With `split`, half of the entities are decided in a forked process beside the other half.
+    With `memo`, an entity whose evidence did not change keeps the decisions it had.
     """
     know = know or knowledge.load()
     tier = tiers()
@@ -187,15 +190,19 @@ def reconcile(
     order = {"vcpus": 0, "gpu_count": 0, "gpu_model": 0, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
     keys = sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k))
 
-    def decide_all(entities: set[str] | None) -> list[_Decided]:
-        """Check and decide each key of `entities` (all when None), in `keys` order.
+    load: Counter[str] = Counter()
+    of_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for key in keys:
+        load[key[0]] += len(by_key[key])
+        of_entity[key[0]].append(key)
+
+    def decide_all(entities: set[str]) -> list[_Decided]:
+        """Check and decide the keys of each of `entities`, each entity's in `keys` order.
 
         A key's checks read only facts of its own entity and of its series (decided above),
-        so entities can be decided in separate processes."""
+        so entities can be decided in separate processes, and reused from `memo`."""
         out = []
-        for key in keys:
-            if entities is not None and key[0] not in entities:
-                continue
+        for key in (k for e in sorted(entities) for k in of_entity[e]):
             votes = by_key[key]
             _check(key, votes, facts, by_key, know, sources)
             fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
@@ -206,24 +213,39 @@ def reconcile(
             out.append(_Decided(key, fact, tuple(rows), rival, failed))
         return out
 
-    if split:
+    reused: dict[str, list[_Decided]] = {}
+    memo_keys: dict[str, str] = {}
+    if memo is not None:
+        shared = digest(know, tier)
+        for entity in load:
+            inputs = _decision_inputs(entity, of_entity[entity], kinds, official, facts, by_key)
+            memo_keys[entity] = digest(shared, inputs)
+            if (hit := memo.get(memo_keys[entity])) is not None:
+                reused[entity] = hit
+    todo = set(load) - set(reused)
+    # A fork pays only for a large share of the work; an edit of a few documents is done here.
+    if split and len(todo) * 4 >= len(load):
         # Halves of about equal work: entities in name order until half of the votes.
-        load: Counter[str] = Counter()
-        for key in keys:
-            load[key[0]] += len(by_key[key])
         first: set[str] = set()
-        taken, total = 0, sum(load.values())
-        for entity in sorted(load):
+        taken, total = 0, sum(load[e] for e in todo)
+        for entity in sorted(todo):
             if taken * 2 >= total:
                 break
             first.add(entity)
             taken += load[entity]
-        with beside(lambda: decide_all(set(load) - first), what="reconciling") as rest:
-            decided = decide_all(first)
-        position = {k: i for i, k in enumerate(keys)}
-        decided = sorted([*decided, *rest.result()], key=lambda d: position[d.key])
+        with beside(lambda: decide_all(todo - first), what="reconciling") as rest:
+            fresh = decide_all(first)
+        fresh.extend(rest.result())
     else:
-        decided = decide_all(None)
+        fresh = decide_all(todo)
+    if memo is not None:
+        per_entity: dict[str, list[_Decided]] = defaultdict(list)
+        for done in fresh:
+            per_entity[done.key[0]].append(done)
+        for entity, decisions in per_entity.items():
+            memo.put(memo_keys[entity], tuple(decisions))
+    position = {k: i for i, k in enumerate(keys)}
+    decided = sorted([*fresh, *(d for ds in reused.values() for d in ds)], key=lambda d: position[d.key])
     # Whichever path decided them, facts are read by key or in sorted order from here on.
     for done in decided:
         facts[done.key] = done.fact
@@ -232,7 +254,8 @@ def reconcile(
             rivals[done.key] = done.rival
         checks.update(done.failed)
     links = _links(kinds, official, facts)
-    conflicts.extend(_link_conflicts(links, facts, by_key, conflicts))
+    ordered = sorted(facts.items())
+    conflicts.extend(_link_conflicts(links, facts, ordered, by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
     for c in claims:
@@ -240,9 +263,9 @@ def reconcile(
         if when and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
-    siblings = _sibling_index(facts)
+    siblings = _sibling_index(ordered)
     final = []
-    for key, fact in sorted(facts.items()):
+    for key, fact in ordered:
         reason = fact.reason
         if fact.status == "unverified" and key[0] in linked:
             lk = linked[key[0]]
@@ -264,6 +287,27 @@ def reconcile(
         final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(name_claims), checks)
+
+
+def _decision_inputs(
+    entity: str,
+    keys: Sequence[tuple[str, str]],
+    kinds: Mapping[str, str],
+    official: set[str],
+    facts: Mapping[tuple[str, str], Fact],
+    by_key: Mapping[tuple[str, str], list[_Vote]],
+) -> tuple[object, ...]:
+    """Everything checking and deciding `keys`, the keys of `entity`, reads (see `_check` and
+    `_decide`): its votes before any check, whether an official page names it, its series and
+    the claims stated for that series."""
+    series = facts.get((entity, "series"))
+    own = [(key, [(v.claim, v.source_kind, v.weight, v.as_of, v.inherited_from) for v in by_key[key]]) for key in keys]
+    stated = (
+        [[(v.claim, v.source_kind) for v in by_key.get((series.value_text, a), ())] for _, a in keys]
+        if series and series.value_text
+        else []
+    )
+    return (entity, kinds[entity], entity in official, series, own, stated)
 
 
 def _unit(unit: str | None) -> str:
@@ -733,9 +777,10 @@ def _sibling_match(
     return None
 
 
-def _sibling_index(facts: Mapping[tuple[str, str], Fact]) -> dict[tuple[object, ...], list[Fact]]:
+def _sibling_index(ordered: Iterable[tuple[tuple[str, str], Fact]]) -> dict[tuple[object, ...], list[Fact]]:
+    """Facts of sizes by family, vCPUs, version and attribute; `ordered` is every fact by key."""
     index: dict[tuple[object, ...], list[Fact]] = defaultdict(list)
-    for (entity, attribute), fact in sorted(facts.items()):
+    for (entity, attribute), fact in ordered:
         size = parse_size(entity) if fact.entity_kind == "size" else None
         if size is not None:
             index[(size.family, size.vcpus, size.version, attribute)].append(fact)
@@ -789,6 +834,7 @@ def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[st
 def _link_conflicts(
     links: Sequence[Link],
     facts: Mapping[tuple[str, str], Fact],
+    ordered: Iterable[tuple[tuple[str, str], Fact]],
     by_key: Mapping[tuple[str, str], list[_Vote]],
     disputed: Sequence[Conflict],
 ) -> list[Conflict]:
@@ -800,7 +846,7 @@ def _link_conflicts(
     for c in disputed:
         already[(c.entity, c.attribute)].add(c.value)
     by_entity: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
-    for (entity, attribute), fact in sorted(facts.items()):
+    for (entity, attribute), fact in ordered:
         by_entity[entity].append((attribute, fact))
     rows = []
     for lk in links:

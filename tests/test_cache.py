@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cache import MAGIC, Cache
+from pipeline.cache import MAGIC, MEMO_SHARDS, Cache, digest
 
 KEY = "ab" + "0" * 62
 
@@ -55,3 +55,89 @@ def test_an_unwritable_cache_does_not_stop_the_build(tmp_path: Path) -> None:
 def test_no_temporary_file_is_left_behind(tmp_path: Path) -> None:
     Cache(tmp_path).put(KEY, "x")
     assert [p.name for p in (tmp_path / "ab").iterdir()] == [f"{KEY}.pickle"]
+
+
+# ------------------------------------------------------------------------------- memos
+
+VERSION = "code-1"
+
+
+def test_a_memo_gives_back_what_the_last_build_put(tmp_path: Path) -> None:
+    memo = Cache(tmp_path).memo("normalize", VERSION)
+    assert memo.get("doc-a") is None
+    memo.put("doc-a", ("claims of a",))
+    memo.save()
+    again = Cache(tmp_path).memo("normalize", VERSION)
+    assert again.get("doc-a") == ("claims of a",)
+    assert (again.hits, again.misses) == (1, 0)
+
+
+def test_a_memo_keeps_only_what_the_last_build_used(tmp_path: Path) -> None:
+    first = Cache(tmp_path).memo("reconcile", VERSION)
+    first.put("kept", 1)
+    first.put("dropped", 2)
+    first.save()
+    second = Cache(tmp_path).memo("reconcile", VERSION)
+    assert second.get("kept") == 1
+    second.put("new", 3)
+    second.save()
+    third = Cache(tmp_path).memo("reconcile", VERSION)
+    assert [third.get(k) for k in ("kept", "dropped", "new")] == [1, None, 3]
+
+
+def test_a_memo_of_other_code_is_not_used(tmp_path: Path) -> None:
+    memo = Cache(tmp_path).memo("normalize", VERSION)
+    memo.put("doc-a", 1)
+    memo.save()
+    assert Cache(tmp_path).memo("normalize", "code-2").get("doc-a") is None
+
+
+def test_a_damaged_memo_is_an_empty_one(tmp_path: Path) -> None:
+    memo = Cache(tmp_path).memo("normalize", VERSION)
+    memo.put("doc-a", list(range(1000)))
+    memo.save()
+    entry = max(tmp_path.glob("*/memo-normalize-*.pickle"), key=lambda p: p.stat().st_size)
+    entry.write_bytes(entry.read_bytes()[:-10])
+    cache = Cache(tmp_path)
+    assert cache.memo("normalize", VERSION).get("doc-a") is None
+    assert cache.stats.corrupt == 1 and not entry.exists()
+
+
+def test_a_memo_rewrites_only_the_files_whose_entries_changed(tmp_path: Path) -> None:
+    memo = Cache(tmp_path).memo("normalize", VERSION)
+    for i in range(500):
+        memo.put(f"doc-{i}", i)
+    memo.save()
+    files = {p: p.stat().st_ino for p in tmp_path.glob("*/memo-normalize-*.pickle")}
+    assert len(files) == MEMO_SHARDS
+    again = Cache(tmp_path).memo("normalize", VERSION)
+    for i in range(500):
+        assert again.get(f"doc-{i}") == i
+    again.put("doc-500", 500)
+    again.save()
+    rewritten = [p for p, inode in files.items() if p.stat().st_ino != inode]
+    assert len(rewritten) == 1
+    assert Cache(tmp_path).memo("normalize", VERSION).get("doc-500") == 500
+
+
+def test_memo_reads_are_not_counted_as_parsed_documents(tmp_path: Path) -> None:
+    cache = Cache(tmp_path)
+    memo = cache.memo("normalize", VERSION)
+    memo.get("doc-a")
+    memo.put("doc-a", 1)
+    memo.save()
+    assert (cache.stats.hits, cache.stats.misses) == (0, 0)
+    assert cache.stats.reused == {"normalize": (0, 1)}
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        (("x" * 3, "x" * 3), ("xxx", "".join(["x", "xx"])), True),  # shared objects or not
+        ([1.0, None], [1.0, None], True),
+        ([1.0], [1], False),  # 1.0 and 1 are different values, though equal in Python
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}, False),  # dicts digest in their order: callers sort
+    ],
+)
+def test_a_digest_depends_on_values_only(a: object, b: object, same: bool) -> None:
+    assert (digest(a) == digest(b)) is same

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.cache import Cache
 from pipeline.extract import extract
 from pipeline.normalize import Normalized, normalize
 from pipeline.read import parse_bytes
@@ -489,3 +490,46 @@ def test_series_are_not_merged_without_official_evidence(names: tuple[str, ...])
     n = normalized(*names)
     assert n.series.canonical("NDasrA100_v4") == "NDasrA100_v4"
     assert n.series.canonical("ND A100 v4") == "ND A100 v4"
+
+
+# ------------------------------------------------------------------------ the memo
+
+
+def edited(name: str, old: str, new: str) -> Extraction:
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    assert old in text
+    doc, _ = parse_bytes(f"{FOLDER}/{name}", text.replace(old, new, 1).encode("utf-8"))
+    assert doc is not None
+    return extract(doc)
+
+
+def memo_run(tmp_path: Path, extractions: list[Extraction]) -> tuple[Normalized, tuple[int, int]]:
+    memo = Cache(tmp_path).memo("normalize", "test")
+    result = normalize(extractions, memo=memo)
+    memo.save()
+    return result, (memo.hits, memo.misses)
+
+
+def test_unchanged_documents_keep_their_claims_from_the_memo(tmp_path: Path) -> None:
+    names = (LEARN, THIRD_PARTY, A100)
+    assert memo_run(tmp_path, [extraction(n) for n in names])[1] == (0, 3)
+    again, counts = memo_run(tmp_path, [extraction(n) for n in names])
+    assert counts == (3, 0)
+    assert again == normalized(*names)
+
+
+def test_an_edited_document_is_the_only_one_normalized_again(tmp_path: Path) -> None:
+    memo_run(tmp_path, [extraction(LEARN), extraction(THIRD_PARTY)])
+    changed = [edited(LEARN, "| Standard_ND128isr_GB300_v6 | 112 |", "| Standard_ND128isr_GB300_v6 | 113 |")]
+    again, counts = memo_run(tmp_path, [*changed, extraction(THIRD_PARTY)])
+    assert counts == (1, 1)
+    assert again == normalize([*changed, extraction(THIRD_PARTY)])
+    assert {c.value for c in claims_at(again, LEARN, 11, "memory_gib")} == {"113"}
+
+
+def test_a_new_series_spelling_normalizes_every_document_again(tmp_path: Path) -> None:
+    """The series index is shared by every document: when it changes, so may any claim."""
+    memo_run(tmp_path, [extraction(LEARN), extraction(THIRD_PARTY)])
+    again, counts = memo_run(tmp_path, [extraction(n) for n in (LEARN, THIRD_PARTY, V620)])
+    assert counts == (0, 3)
+    assert again == normalized(LEARN, THIRD_PARTY, V620)

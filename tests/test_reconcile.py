@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 import pytest
 
+from pipeline.cache import Cache
 from pipeline.names import parse_size
-from pipeline.reconcile import Conflict, Fact
-from pipeline.records import BuildResult
+from pipeline.reconcile import NAME_CONVENTION, Conflict, Fact, Reconciled, reconcile
+from pipeline.records import BuildResult, Claim
+from pipeline.registry import Source, classify, load_registry
+from pipeline.values import format_number
+from tests.conftest import SOURCES
 
 
 def fact(result: BuildResult, entity: str, attribute: str) -> Fact:
@@ -192,3 +199,75 @@ def test_name_vcpus_agree_with_table_vcpus_for_every_size(shipped: BuildResult) 
 def test_the_name_is_a_separate_weaker_source(shipped: BuildResult, name: str, claims: set[tuple[str, str]]) -> None:
     found = {(c.attribute, c.value) for c in shipped.claims if c.entity == name and c.method == "name_convention"}
     assert found == claims
+
+
+# ------------------------------------------------------------------------ the memo
+
+
+@pytest.fixture(scope="module")
+def evidence(shipped: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
+    """What the build reconciles: the documents' claims (not the name's) and each document's source."""
+    entries, _ = load_registry(SOURCES)
+    sources = {d.path: classify(d, entries)[0] for d in shipped.documents}
+    return [c for c in shipped.claims if c.method != NAME_CONVENTION], sources
+
+
+def memo_run(tmp_path: Path, claims: list[Claim], sources: dict[str, Source]) -> tuple[Reconciled, tuple[int, int]]:
+    memo = Cache(tmp_path).memo("reconcile", "test")
+    result = reconcile(claims, sources, memo=memo)
+    memo.save()
+    return result, (memo.hits, memo.misses)
+
+
+def test_entities_whose_evidence_did_not_change_keep_their_decisions(
+    tmp_path: Path, evidence: tuple[list[Claim], dict[str, Source]]
+) -> None:
+    claims, sources = evidence
+    first, (hits, misses) = memo_run(tmp_path, claims, sources)
+    assert hits == 0 and misses > 10
+    again, counts = memo_run(tmp_path, claims, sources)
+    assert counts == (misses, 0)
+    assert again == first == reconcile(claims, sources)
+
+
+def test_a_changed_claim_decides_its_own_entity_again(
+    tmp_path: Path, evidence: tuple[list[Claim], dict[str, Source]]
+) -> None:
+    """ND40rs_v2's memory on the 2020 official page, 672 GiB, becomes 673: only that size is decided again."""
+    claims, sources = evidence
+    _, (_, entities) = memo_run(tmp_path, claims, sources)
+    (official,) = [
+        c
+        for c in claims
+        if (c.entity, c.attribute, c.value) == ("Standard_ND40rs_v2", "memory_gib", "672")
+        and c.document == "seeds/seed-ndv2-series-2020.txt"
+    ]
+    official_key = ("Standard_ND40rs_v2", "memory_gib")
+    changed = [replace(c, value="673", value_number=673.0) if c is official else c for c in claims]
+    again, counts = memo_run(tmp_path, changed, sources)
+    assert counts == (entities - 1, 1)
+    assert again == reconcile(changed, sources)
+    # Newer official pages still say 672: the edit is now a competing value that lost.
+    disputed = {c.value: c.won for c in again.conflicts if (c.entity, c.attribute) == official_key}
+    assert disputed == {"672": True, "673": False}
+
+
+def test_a_changed_series_value_decides_the_sizes_that_inherit_it_again(
+    tmp_path: Path, evidence: tuple[list[Claim], dict[str, Source]]
+) -> None:
+    """A size's inherited values come from its series' claims: when one changes, every size
+    that inherits it is decided again, though none of the size's own claims changed."""
+    claims, sources = evidence
+    first, _ = memo_run(tmp_path, claims, sources)
+    inherited = next(
+        f for f in first.facts if f.inherited_from and f.status == "single_source" and f.value_number is not None
+    )
+    (source,) = [c for c in claims if c.claim_id in inherited.supporting]
+    assert source.entity == inherited.inherited_from and inherited.value_number is not None
+    doubled = inherited.value_number * 2
+    changed = [replace(c, value=format_number(doubled), value_number=doubled) if c is source else c for c in claims]
+    again, (_, misses) = memo_run(tmp_path, changed, sources)
+    assert again == reconcile(changed, sources)
+    assert misses >= 2  # the series and at least the size the fact is about
+    redone = next(f for f in again.facts if (f.entity, f.attribute) == (inherited.entity, inherited.attribute))
+    assert redone.value_number == doubled
