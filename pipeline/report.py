@@ -10,6 +10,7 @@ It is deterministic (no clock, no randomness) so two builds of the same input gi
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import numbers
@@ -332,7 +333,15 @@ def _text(value: Any) -> str:
 
 def _e(value: Any) -> str:
     """Any value as escaped text; the only way document-derived text reaches the page."""
+    if type(value) is str:
+        return _escape(value)
     return "" if _na(value) else html.escape(str(value), quote=True)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _escape(text: str) -> str:
+    """Cached: names, attributes and statuses repeat in every row of a page."""
+    return html.escape(text, quote=True)
 
 
 def _number(value: Any) -> str:
@@ -420,9 +429,14 @@ def _confidence(value: Any) -> str:
 
 def mark(status: Any, confidence: Any = None) -> str:
     """A status as shape + word (+ confidence) inside a bordered label whose style differs by status."""
-    key = "" if _na(status) else str(status)
+    return _mark("" if _na(status) else str(status), None if _na(confidence) else _confidence(confidence))
+
+
+@functools.lru_cache(maxsize=4096)
+def _mark(key: str, confidence: str | None) -> str:
+    """Cached: a page has a label in every cell, with few distinct statuses and confidences."""
     sym, word, meaning = STATUS_MARK.get(key, ("?", key or "unknown", "unknown status"))
-    conf = "" if _na(confidence) else f' <span class="conf">{_confidence(confidence)}</span>'
+    conf = f' <span class="conf">{confidence}</span>' if confidence is not None else ""
     css = f"s-{key}" if key in STATUS_MARK else "s-unknown"
     return (
         f'<span class="mark {css}" title="{_e(word)}: {_e(meaning)}">'
