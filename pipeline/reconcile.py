@@ -298,12 +298,16 @@ def _decision_inputs(
     by_key: Mapping[tuple[str, str], list[_Vote]],
 ) -> tuple[object, ...]:
     """Everything checking and deciding `keys`, the keys of `entity`, reads (see `_check` and
-    `_decide`): its votes before any check, whether an official page names it, its series and
-    the claims stated for that series."""
+    `_decide`): its votes before any check (the series' values among them, inherited), whether
+    an official page names it, its series, and the ranges stated for that series, which only
+    the range check reads."""
     series = facts.get((entity, "series"))
     own = [(key, [(v.claim, v.source_kind, v.weight, v.as_of, v.inherited_from) for v in by_key[key]]) for key in keys]
     stated = (
-        [[(v.claim, v.source_kind) for v in by_key.get((series.value_text, a), ())] for _, a in keys]
+        [
+            [(v.claim, v.source_kind) for v in by_key.get((series.value_text, a), ()) if v.claim.is_range]
+            for _, a in keys
+        ]
         if series and series.value_text
         else []
     )
@@ -834,7 +838,7 @@ def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[st
 def _link_conflicts(
     links: Sequence[Link],
     facts: Mapping[tuple[str, str], Fact],
-    ordered: Iterable[tuple[tuple[str, str], Fact]],
+    ordered: Sequence[tuple[tuple[str, str], Fact]],
     by_key: Mapping[tuple[str, str], list[_Vote]],
     disputed: Sequence[Conflict],
 ) -> list[Conflict]:
