@@ -20,7 +20,7 @@ from pipeline import knowledge, schema
 from pipeline.cache import Cache
 from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
-from pipeline.parallel import beside, cores
+from pipeline.parallel import beside, collector_paused, cores
 from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
@@ -173,6 +173,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@collector_paused()
 def compute(
     sources: Path,
     settings: Settings = Settings(),

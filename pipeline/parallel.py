@@ -92,6 +92,34 @@ def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") ->
         child.join()
 
 
+_pauses = 0
+"""How many `collector_paused` blocks are open: the outermost one restarts the collector."""
+_resume = True
+"""Whether the collector ran before the outermost block began."""
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """A block (or, as a decorator, a function) during which the garbage collector does not run.
+
+    A build makes millions of long-lived records and no reference cycles among them, and each
+    full collection walks every one: at 10,000 documents, 35 of them took 174 s of a 1,577 s
+    build, up to 30 s each, and not one found an object to free. Reference counts still free
+    whatever is dropped; the few cycles a block makes are collected once the outermost block
+    ends and the collector runs again (unless it was off before)."""
+    global _pauses, _resume
+    if not _pauses:
+        _resume = gc.isenabled()
+        gc.disable()
+    _pauses += 1
+    try:
+        yield
+    finally:
+        _pauses -= 1
+        if not _pauses and _resume:
+            gc.enable()
+
+
 def _run_and_send(fn: Callable[[], Any], writer: Connection, parent: int) -> None:
     _die_with_parent(parent)
     try:

@@ -350,3 +350,35 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     build(SOURCES, tmp_path / "two", settings=builder.Settings(workers=2, incremental=False))
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
+
+
+def test_the_records_are_computed_without_the_garbage_collector_walking_them(tmp_path: Path) -> None:
+    """Millions of records and no cycles among them: a full collection would walk them all and
+    free nothing, so `compute` runs with the collector paused and hands it back afterwards."""
+    import gc
+    import sys
+    from types import FrameType
+
+    (tmp_path / "nd.md").write_text(
+        "# ND series\n\n| Size | vCPU | Memory: GiB |\n|---|---|---|\n| Standard_ND40rs_v2 | 40 | 672 |\n",
+        encoding="utf-8",
+    )
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        frame: FrameType | None = sys._getframe(1)
+        while phase == "start" and frame is not None:
+            if frame.f_code.co_filename.endswith(("builder.py", "normalize.py", "reconcile.py", "extract.py")):
+                started.append(info["generation"])  # started by an allocation in the pipeline's stages
+                return
+            frame = frame.f_back
+
+    gc.callbacks.append(count)
+    try:
+        result, _ = builder.compute(tmp_path, builder.Settings(workers=1))
+    finally:
+        gc.callbacks.remove(count)
+    claimed = [(c.entity, c.value_number) for c in result.claims if c.attribute == "memory_gib"]
+    assert claimed == [("Standard_ND40rs_v2", 672)]
+    assert started == []
+    assert gc.isenabled()

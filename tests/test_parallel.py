@@ -1,13 +1,16 @@
-"""`beside`: work that only reads the build's data runs on a second core while the tables are written."""
+"""`beside`: work that only reads the build's data runs on a second core while the tables are written;
+`collector_paused`: the garbage collector does not walk the build's millions of records."""
 
 from __future__ import annotations
 
+import gc
 import os
+import weakref
 from pathlib import Path
 
 import pytest
 
-from pipeline.parallel import beside
+from pipeline.parallel import beside, collector_paused
 
 
 class Unpicklable(Exception):
@@ -99,3 +102,63 @@ def test_a_dying_process_is_named_by_what_it_was_doing() -> None:
     dying = pytest.raises(RuntimeError, match=r"the process doing the reconciling ended without an answer")
     with dying, beside(lambda: os._exit(5), what="reconciling"):
         pass
+
+
+def test_inside_the_block_no_collection_runs_however_much_is_made() -> None:
+    runs: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        with collector_paused():
+            made = [[i] for i in range(100_000)]  # 140 times the threshold that starts a collection
+            assert not gc.isenabled()
+            assert runs == []
+        assert gc.isenabled()
+        more = [[i] for i in range(100_000)]
+        assert runs  # running again
+    finally:
+        gc.callbacks.remove(count)
+    assert len(made) == len(more)
+
+
+def test_a_cycle_made_inside_the_block_is_collected_after_it() -> None:
+    class Node:
+        def __init__(self) -> None:
+            self.me = self  # only the collector, never a reference count, frees it
+
+    with collector_paused():
+        gone = weakref.ref(Node())
+    assert gone() is not None
+    gc.collect()
+    assert gone() is None
+
+
+def test_only_the_outermost_block_restarts_the_collector_even_after_an_error() -> None:
+    with collector_paused():
+        with pytest.raises(KeyError), collector_paused():
+            raise KeyError("a bad document")
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_collector_that_was_off_stays_off() -> None:
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_function_decorated_with_it_runs_without_the_collector() -> None:
+    @collector_paused()
+    def stage() -> bool:
+        return gc.isenabled()
+
+    assert stage() is False
+    assert gc.isenabled()
