@@ -75,12 +75,16 @@ def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") ->
     try:
         yield handle
         try:
-            status, payload = pickle.loads(reader.recv_bytes())
+            data = reader.recv_bytes()
         except EOFError:
             child.join()
             raise RuntimeError(
                 f"the process doing the {what} ended without an answer (exit code {child.exitcode})"
             ) from None
+        try:
+            status, payload = pickle.loads(data)
+        except Exception as exc:  # it pickled but does not load: a programming fault, named here
+            raise RuntimeError(f"the answer of the process doing the {what} could not be read: {exc!r}") from exc
         answered = True
         if status == "error":
             raise payload
@@ -129,7 +133,10 @@ def _run_and_send(fn: Callable[[], Any], writer: Connection, parent: int) -> Non
         answer = ("error", exc)
     try:
         data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickle.loads(data)  # an exception whose __init__ does not take its args would only fail there
+        # An exception whose __init__ does not take its args fails only when loaded. A result is
+        # not loaded here: that would double the cost of a large one (`beside` names its failure).
+        if answer[0] == "error":
+            pickle.loads(data)
     except Exception:  # it still reaches the parent, as text
         text = "".join(traceback.format_exception(answer[1])) if answer[0] == "error" else repr(answer[1])
         data = pickle.dumps(("error", RuntimeError(text)), protocol=pickle.HIGHEST_PROTOCOL)

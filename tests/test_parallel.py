@@ -7,6 +7,7 @@ import gc
 import os
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,6 +50,25 @@ def test_an_exception_that_cannot_be_pickled_arrives_as_text() -> None:
         raise Unpicklable("a handle that cannot travel")
 
     with pytest.raises(RuntimeError, match="a handle that cannot travel"), beside(broken):
+        pass
+
+
+def _refuse() -> None:
+    raise TypeError("this object cannot be rebuilt")
+
+
+class Unloadable:
+    """Pickles, but fails when loaded."""
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return (_refuse, ())
+
+
+def test_an_answer_that_pickles_but_does_not_load_is_named_not_raw() -> None:
+    with (
+        pytest.raises(RuntimeError, match=r"answer of the process doing the report could not be read.*rebuilt"),
+        beside(Unloadable, what="report"),
+    ):
         pass
 
 
