@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pandas as pd
@@ -355,10 +358,6 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
 def test_the_records_are_computed_without_the_garbage_collector_walking_them(tmp_path: Path) -> None:
     """Millions of records and no cycles among them: a full collection would walk them all and
     free nothing, so `compute` runs with the collector paused and hands it back afterwards."""
-    import gc
-    import sys
-    from types import FrameType
-
     (tmp_path / "nd.md").write_text(
         "# ND series\n\n| Size | vCPU | Memory: GiB |\n|---|---|---|\n| Standard_ND40rs_v2 | 40 | 672 |\n",
         encoding="utf-8",

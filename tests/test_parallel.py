@@ -152,9 +152,11 @@ def test_a_cycle_made_inside_the_block_is_collected_after_it() -> None:
 
     with collector_paused():
         gone = weakref.ref(Node())
-    assert gone() is not None
+        churn = [[i] for i in range(100_000)]  # would have started collections many times over
+        assert gone() is not None
     gc.collect()
     assert gone() is None
+    assert len(churn) == 100_000
 
 
 def test_only_the_outermost_block_restarts_the_collector_even_after_an_error() -> None:
