@@ -57,7 +57,9 @@ def schema_markdown() -> str:
         "",
         f"Schema version {schema.SCHEMA_VERSION}. Every table is written to `output/` twice, as `<table>.parquet` "
         "(typed, with each column's unit and meaning in the field metadata) and as `<table>.csv` (UTF-8, "
-        "header row, `\\n` line ends). Every column may be empty (null) unless its meaning says otherwise.",
+        "header row, `\\n` line ends; a field that holds a comma, a double quote or a line break is enclosed in "
+        "double quotes, its quotes doubled, as RFC 4180 has it). Every column may be empty (null) unless its "
+        "meaning says otherwise.",
         "",
         "## Types",
         "",
