@@ -59,6 +59,13 @@ def test_each_value_is_written_as_its_field(value: Any, kind: pa.DataType, field
     assert _csv_text(table, tmp_path) == f"value,next\n{field},x\n"
 
 
+def test_each_float_keeps_its_own_text_when_a_column_repeats_numbers(tmp_path: Path) -> None:
+    # Floats are formatted once per distinct value, then looked up: 0.0 and -0.0 are equal as
+    # numbers yet print apart, and a repeated value prints the same each time.
+    table = pa.table({"n": pa.array([0.0, -0.0, 1.5, None, 0.0, 1.5], pa.float64())})
+    assert _csv_text(table, tmp_path).splitlines() == ["n", "0", "-0", "1.5", "", "0", "1.5"]
+
+
 def test_an_empty_table_is_its_header(tmp_path: Path) -> None:
     table = pa.table({"size": pa.array([], pa.string()), "vcpus": pa.array([], pa.int64())})
     assert _csv_text(table, tmp_path) == "size,vcpus\n"
