@@ -83,8 +83,8 @@ _NEEDS_QUOTES = r'[",\r\n]'
 def write_csv(table: pa.Table, path: Path) -> None:
     """The table as CSV: a header, then one line per row; null is an empty field, a boolean is
     True or False, a date is ISO 8601 and a float the shortest text that reads back to it
-    (`_float_text`). A field that holds a comma, a quote or a line break is quoted, its quotes
-    doubled (RFC 4180, as Python's csv module writes). The text is made by Arrow's kernels a
+    (`_float_text`). A field that holds a comma, a quote, CR or LF is quoted, its quotes doubled
+    (RFC 4180; Python 3.11's csv module leaves a lone CR bare). The text is made by Arrow's kernels a
     batch of rows at a time: going through Python one field at a time (as pandas' `to_csv`
     does) was the largest cost of writing a large build."""
     import pyarrow as pa
