@@ -136,7 +136,7 @@ _STOP = {
     "ai",
     "hpc",
 }
-_FAMILY_TOKEN = re.compile(r"^[A-Z]{1,3}[a-z]{0,5}\d*(?:_?[A-Z]+\d+[A-Za-z]*)*(?:_?v\d+)?$")
+_FAMILY_TOKEN = re.compile(r"^[A-Z]{1,3}[a-z]{0,5}\d*(?:_?[A-Z]+\d+[A-Za-z]*)*(?:_?v\d+)?(?:_[A-Z][a-z]+)?$")
 _ACCEL_TOKEN = re.compile(r"^(?:[A-Z]{1,3}\d{2,4}[A-Z]{0,2}|[vV]\d{1,2})$")
 
 
@@ -164,37 +164,132 @@ def parse_series(text: str) -> SeriesName | None:
 
     Family pages (`ND family`) name several series and so are about none.
     """
-    s = re.sub(r"[\[\]()'\"`*:|,!?]", " ", text)
+    found = find_series(text)
+    return found[0] if found else None
+
+
+@functools.lru_cache(maxsize=16384)
+def find_series(text: str) -> tuple[SeriesName, ...]:
+    """Every series a sentence names, in order, lists included: `the NC, NC v2 and ND-series
+    VMs` names NC, NC v2 and ND; `NVv3-series and NVv4-series` names NVv3 and NVv4.
+
+    A family page's title (`ND family`) names no single series, so text that speaks of a
+    family names none."""
+    out: list[SeriesName] = []
+    for group in find_series_groups(text):
+        out.extend(s for s in group if s not in out)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16384)
+def find_series_groups(text: str) -> tuple[tuple[SeriesName, ...], ...]:
+    """The series of `find_series`, one group per place the text names them: `NC-series
+    customers should move from NC sizes to NC T4 v3 sizes` gives (NC), (NC), (NC T4 v3)."""
+    s = re.sub(r"[\[\]()'\"`*:|!?]", " ", text)
     s = re.sub(r"-(series|sizes?)\b", r" \1", s, flags=re.IGNORECASE)
-    s = re.sub(r"-(v\d+)\b", r" \1", s)
+    # `ND-H100-v5`, `NVads-V710 v5`: hyphens between the tokens of one name.
+    s = re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", " ", s)
+    s = s.replace(",", " , ")
     tokens = s.split()
     if any(t.lower() in ("family", "sub-family", "subfamily") for t in tokens):
-        return None
+        return ()
+    out: list[tuple[SeriesName, ...]] = []
     for i, tok in enumerate(tokens):
         if not _ANCHORS.match(tok):
             continue
-        if tok.lower() == "virtual" and (i + 1 >= len(tokens) or not tokens[i + 1].lower().startswith("machine")):
+        if tok.lower() == "virtual" and (i + 1 >= len(tokens) or tokens[i + 1].lower() != "machines"):
             continue
-        if tok.lower() == "virtual" and tokens[i + 1].lower() != "machines":
-            continue
-        j = i
-        name: list[str] = []
-        while j > 0:
-            cand = tokens[j - 1]
-            if cand.lower() in _STOP:
-                break
-            if cand.lower() in ("size", "sizes"):
-                j -= 1
-                continue
-            if (_FAMILY_TOKEN.match(cand) and re.match(r"^(?:[A-Z]{2}|[A-Z]$|.*\d)", cand)) or _ACCEL_TOKEN.match(cand):
-                name.insert(0, cand)
-                j -= 1
-                continue
-            break
-        if not name or not re.match(r"^[A-Z]{1,3}", name[0]) or _ACCEL_TOKEN.match(name[0]):
-            continue
+        version = None
         if tok.lower() == "series" and i + 1 < len(tokens) and re.fullmatch(r"[vV]\d+", tokens[i + 1]):
-            name.append(tokens[i + 1].lower())
-        written = " ".join(name)
-        return SeriesName(written=written, key=series_key(written))
-    return None
+            version = tokens[i + 1].lower()
+        names = _names_before(tokens, i)
+        if names and version:
+            names[-1].append(version)
+        group = tuple(SeriesName(written=" ".join(name), key=series_key(" ".join(name))) for name in names)
+        if group:
+            out.append(group)
+    return tuple(out)
+
+
+def _names_before(tokens: list[str], anchor: int) -> list[list[str]]:
+    """The names that end at `tokens[anchor]`: one, or a list of them joined by commas and `and`."""
+    names: list[list[str]] = []
+    name: list[str] = []
+    j = anchor
+    while j > 0:
+        cand = tokens[j - 1]
+        if cand.lower() in ("size", "sizes") and not name:
+            j -= 1
+            continue
+        if cand in (",", "and", "or") and name and _is_name(name):
+            names.insert(0, name)
+            name = []
+            j -= 1
+            continue
+        if cand.lower() in _STOP:
+            break
+        if (_FAMILY_TOKEN.match(cand) and re.match(r"^(?:[A-Z]{2}|[A-Z]$|.*\d)", cand)) or _ACCEL_TOKEN.match(cand):
+            name.insert(0, cand)
+            j -= 1
+            continue
+        break
+    if name and _is_name(name):
+        names.insert(0, name)
+    return names
+
+
+def _is_name(tokens: list[str]) -> bool:
+    return bool(re.match(r"^[A-Z]{1,3}", tokens[0])) and not _ACCEL_TOKEN.match(tokens[0])
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesParts:
+    """What a series name says about its sizes: `NCasT4_v3` is family NC, feature letters
+    `as`, accelerator T4, version v3; a series without a version is v1."""
+
+    family: str
+    features: str
+    accelerators: tuple[str, ...]
+    version: str
+    variants: tuple[str, ...] = ()
+    """Words such as `Promo` (`NV_Promo`): every size of the series carries them."""
+
+
+@functools.lru_cache(maxsize=16384)
+def series_parts(name: str) -> SeriesParts | None:
+    """`NDm_A100_v4` -> ND, m, (A100,), v4; None when the name does not start with a family."""
+    s = re.sub(r"[\s_\-]*(?:sizes?[\s_\-]*)?series$", "", name.strip(), flags=re.IGNORECASE)
+    m = re.match(r"^([A-Z]{1,3})([a-z]*?)(?:v(\d{1,2}))?(?=$|[\s_\-A-Z])", s)
+    if not m:
+        return None
+    family, features = m.group(1), m.group(2)
+    version = f"v{m.group(3)}" if m.group(3) else "v1"
+    rest = s[m.end() :]
+    vm = re.search(r"(?:^|[\s_\-]|(?<=[a-z0-9]))[vV](\d{1,2})$", rest)
+    if vm:
+        version = f"v{vm.group(1)}"
+        rest = rest[: vm.start()]
+    tokens = [t for t in re.split(r"[\s_\-]+", rest) if t]
+    accelerators = tuple(t.upper() for t in tokens if re.search(r"\d", t))
+    variants = tuple(t.upper() for t in tokens if not re.search(r"\d", t))
+    return SeriesParts(family, features, accelerators, version, variants)
+
+
+def member_of(size: SizeName, series: str) -> bool:
+    """Whether a size can belong to a series by the naming convention: the same family and
+    version, the series' feature letters among the size's, and, where both name an
+    accelerator, the same one. `Standard_NV6ads_A10_v5` is of NVadsA10_v5, not of
+    `NVcadbA10_M5+` (letters c and b missing, another version)."""
+    parts = series_parts(series)
+    if parts is None or parts.family != size.family:
+        return False
+    if (size.version or "v1").lower() != parts.version:
+        return False
+    if not set(parts.features) <= set(size.features):
+        return False
+    tokens = {t.upper() for t in (size.accelerator or "").split("_") if t}
+    if not set(parts.variants) <= tokens:
+        return False
+    wanted = set(parts.accelerators)
+    named = {t for t in tokens if re.search(r"\d", t)}
+    return not (named and wanted) or bool(named & wanted)
