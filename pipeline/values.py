@@ -6,11 +6,12 @@ text: none of them raises on any input.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pipeline.knowledge import NUMBER_RE, WORD_NUMBERS, Knowledge
+from pipeline.knowledge import MONTHS, NUMBER_RE, WORD_NUMBERS, Knowledge
 
 _FRACTION_RE = r"\d+\s*/\s*\d+"
 _NUM = rf"(?:{_FRACTION_RE}(?![\d,])|{NUMBER_RE})"
@@ -125,3 +126,56 @@ def format_number(value: float) -> str:
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     return f"{value:.6g}"
+
+
+_DAY_FIRST = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]+)\.?,?\s+(\d{4})$")
+_MONTH_FIRST = re.compile(r"^([A-Za-z]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$")
+
+
+def parse_date_text(text: str) -> dt.date | None:
+    """A date as running text writes it: `September 6th, 2023`, `6 September 2023`,
+    `Aug. 31, 2023`, `2023-09-06`; None for anything else, impossible days included."""
+    s = re.sub(r"\s+", " ", text.strip())
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", s):
+            return dt.date.fromisoformat(s)
+        if m := _DAY_FIRST.match(s):
+            day, month, year = m.group(1), m.group(2), m.group(3)
+        elif m := _MONTH_FIRST.match(s):
+            month, day, year = m.group(1), m.group(2), m.group(3)
+        else:
+            return None
+    except ValueError:
+        return None
+    number = next((i for i, name in enumerate(MONTHS, start=1) if name.startswith(month.lower()[:3])), None)
+    if number is None or (
+        len(month) > 3 and not (MONTHS[number - 1].startswith(month.lower()) or month.lower() == "sept")
+    ):
+        return None
+    try:
+        return dt.date(int(year), number, int(day))
+    except ValueError:
+        return None
+
+
+_TRADEMARKS = re.compile(r"\s*(?:™|®|\((?:tm|r)\))", re.IGNORECASE)
+
+
+def clean_cpu_model(text: str) -> tuple[str, str | None]:
+    """A CPU model as one spelling and the instruction set written beside it:
+    `AMD EPYC™ 74F3V(Milan) [x86-64]` -> (`AMD EPYC 74F3V (Milan)`, `x86-64`). Clock speeds,
+    trademark signs, a trailing `CPU`/`processor` and a repeated word go; the model stays."""
+    arch = None
+    s = _TRADEMARKS.sub("", text)
+    if m := re.search(r"\[([^\]]+)\]", s):
+        arch = m.group(1).strip() or None
+        s = s[: m.start()] + s[m.end() :]
+    s = re.sub(r"\b\d+(?:\.\d+)?\s*GHz\b", " ", s, flags=re.IGNORECASE)
+    s = re.sub(r"(?<=\S)\(", " (", s)
+    s = re.sub(r"^(?:the|an?)\s+", "", s.strip(), flags=re.IGNORECASE)
+    s = re.sub(r"\s+(?:CPUs?|processors?)$", "", s.strip(), flags=re.IGNORECASE)
+    words: list[str] = []
+    for word in s.split():
+        if not words or word.lower() != words[-1].lower():
+            words.append(word)
+    return " ".join(words), arch
