@@ -6,8 +6,10 @@ This module only wires the stages together and turns their records into table ro
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import json
+import re
 import shutil
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,13 +20,14 @@ from typing import Any
 
 from pipeline import knowledge, schema
 from pipeline.cache import Cache
+from pipeline.extract import normalize_label
 from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
 from pipeline.parallel import beside, collector_paused, cores
 from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
-from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction
+from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
 from pipeline.write import (
     by_column,
@@ -231,17 +234,22 @@ def compute(
         memo.save()
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
+    copies, copy_diags = find_copies(extractions, sources_by_doc)
     del extractions
     if progress:
         progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
     diagnostics.extend(norm.diagnostics)
+    diagnostics.extend(copy_diags)
+    sources_by_doc = {path: replace(src, copy_of=copies.get(path)) for path, src in sources_by_doc.items()}
     memo = cache.memo("reconcile", code_fingerprint()) if cache else None
     rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split, memo=memo)
     if memo:
         memo.save()
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
+    sizes = _vm_size_rows(claims, rec)
+    diagnostics.extend(_not_built(norm.mentions, {row["size"] for row in sizes}))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics)
+    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -252,6 +260,116 @@ def compute(
         links=rec.links,
     )
     return result, frames
+
+
+COPY_SHARE = 0.8
+"""Share of the smaller document's table values another document must repeat to be its copy."""
+COPY_MIN_VALUES = 5
+
+
+def find_copies(
+    extractions: Sequence[Extraction], sources: Mapping[str, Source]
+) -> tuple[dict[str, str], list[Diagnostic]]:
+    """Documents that repeat another of the same tier: another version of the same page (the
+    same title in the same folder) or a copy under another name (nearly all of its table
+    cells the same, as written). Each group speaks with one voice, the newest version's, so
+    that copies never count as agreement; every other member names it in `copy_of`. Pages of
+    another format that state the same values are not copies: they are read as two voices."""
+    parent: dict[str, str] = {}
+
+    def find(a: str) -> str:
+        while parent.setdefault(a, a) != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def union(a: str, b: str, reason: str) -> None:
+        why.setdefault((a, b), reason)
+        why.setdefault((b, a), reason)
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    why: dict[tuple[str, str], str] = {}
+    by_title: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    cells: dict[str, set[tuple[str, str, str]]] = {}
+    holders: dict[tuple[str, tuple[str, str, str]], list[str]] = defaultdict(list)
+    for ex in extractions:
+        path, title = ex.document.path, ex.document.metadata.title
+        kind = sources[path].kind
+        if ex.subject and title:
+            words = " ".join(re.findall(r"[a-z0-9]+", title.casefold()))
+            by_title[(kind, path.rsplit("/", 1)[0] if "/" in path else "", words)].append(path)
+        mine = cells[path] = set()
+        for st in ex.statements:
+            if st.method == "table" and st.subject:
+                size = parse_size(st.subject)
+                item = (size.key if size else st.subject, normalize_label(st.key), re.sub(r"[\s,]", "", st.raw_text))
+                if item not in mine:
+                    mine.add(item)
+                    holders[(kind, item)].append(path)
+    for paths in by_title.values():
+        for other in paths[1:]:
+            union(paths[0], other, "the same title, in the same folder")
+    shared: Counter[tuple[str, str]] = Counter()
+    for docs in holders.values():
+        for i, a in enumerate(docs):
+            for b in docs[i + 1 :]:
+                shared[(min(a, b), max(a, b))] += 1
+    for (a, b), n in sorted(shared.items()):
+        smaller = min(len(cells[a]), len(cells[b]))
+        if n >= COPY_MIN_VALUES and n >= COPY_SHARE * smaller:
+            union(a, b, f"{n} of its {smaller} table cells as written")
+    groups: dict[str, list[str]] = defaultdict(list)
+    for path in parent:
+        groups[find(path)].append(path)
+    newest = {ex.document.path: (ex.document.metadata.date or dt.date.min, ex.document.path) for ex in extractions}
+    copies: dict[str, str] = {}
+    diagnostics = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        voice = max(members, key=lambda p: newest[p])
+        for path in sorted(members):
+            if path == voice:
+                continue
+            copies[path] = voice
+            reason = why.get((path, voice)) or next(
+                (why[(path, m)] for m in sorted(members) if (path, m) in why), "a chain of such copies"
+            )
+            diagnostics.append(
+                Diagnostic(
+                    "info",
+                    "duplicate-page",
+                    path,
+                    None,
+                    f"repeats {voice} ({reason}); the two count as one voice, and where they disagree the newer wins",
+                )
+            )
+    return copies, diagnostics
+
+
+def _not_built(mentions: Sequence[Mention], built: set[str]) -> list[Diagnostic]:
+    """A table row whose first cell names a size that is not a row of vm_sizes: said once per
+    row, with why, so that no size is dropped in silence."""
+    out = []
+    for m in mentions:
+        if m.size is None:
+            message = (
+                f"{m.written!r} does not follow the Azure size naming convention, so the row yields no size "
+                "and its values are not read"
+            )
+        elif m.size not in built:
+            what = (
+                "a comparison table, whose other columns describe another size"
+                if m.table == "comparison"
+                else "a size table"
+            )
+            message = f"{m.written!r} ({m.size}) is named in {what}, and no document states a value for it"
+        else:
+            continue
+        out.append(Diagnostic("warning", "size_not_built", m.document, m.line, message))
+    return out
 
 
 def _splits(settings: Settings, documents: int) -> bool:
@@ -360,6 +478,7 @@ def _frames(
     rec: Reconciled,
     sources: dict[str, Source],
     diagnostics: Sequence[Diagnostic],
+    sizes: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     cols = schema.tables()
     per_doc = Counter(c.document for c in claims)
@@ -382,6 +501,7 @@ def _frames(
             "trust": sources[d.path].trust,
             "classified_by": sources[d.path].classified_by,
             "subject": subjects.get(d.path),
+            "copy_of": sources[d.path].copy_of,
             "lines": d.text.count("\n") + 1,
             "claims": per_doc.get(d.path, 0),
         }
@@ -404,7 +524,7 @@ def _frames(
     return {
         "documents": frame(by_column(doc_rows, cols["documents"]), cols["documents"]),
         "claims": frame(claim_cols, cols["claims"]),
-        "vm_sizes": frame(by_column(_vm_size_rows(claims, rec), cols["vm_sizes"]), cols["vm_sizes"]),
+        "vm_sizes": frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"]),
         "facts": frame(fact_cols, cols["facts"]),
         "conflicts": frame(conflict_cols, cols["conflicts"]),
         "diagnostics": frame(_columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"]),
@@ -425,7 +545,7 @@ def _vm_size_rows(claims: Sequence[Claim], rec: Reconciled) -> list[dict[str, An
         if c.entity_kind == "size":
             size_docs[c.entity].add(c.document)
     links = {lk.entity: lk for lk in rec.links}
-    int_columns = {c.name for c in schema.tables()["vm_sizes"] if c.type == "int"}
+    types = {c.name: c.type for c in schema.tables()["vm_sizes"]}
     rows = []
     for size in sorted(s for s in facts if parse_size(s)):
         row: dict[str, Any] = {"size": size}
@@ -435,7 +555,7 @@ def _vm_size_rows(claims: Sequence[Claim], rec: Reconciled) -> list[dict[str, An
         used: list[Fact] = [series] if series else []
         for attr in schema.VM_SIZE_ATTRIBUTES:
             value = chosen.get(attr)
-            row[attr] = _cell(value, attr in int_columns)
+            row[attr] = _cell(value, types[attr])
             if value is not None and attr in schema.CORE_ATTRIBUTES:
                 used.append(value)
         statuses = {f.status for f in used}
@@ -453,11 +573,13 @@ def _vm_size_rows(claims: Sequence[Claim], rec: Reconciled) -> list[dict[str, An
     return rows
 
 
-def _cell(f: Fact | None, integer: bool) -> Any:
+def _cell(f: Fact | None, type_: str) -> Any:
     if f is None or (f.range_min is not None and f.range_max is not None and f.range_min != f.range_max):
         return None
+    if type_ == "date":
+        return dt.date.fromisoformat(f.value_text) if f.value_text else None
     if f.value_number is not None:
-        if integer:
+        if type_ == "int":
             return int(f.value_number) if float(f.value_number).is_integer() else None
         return f.value_number
     if f.value_bool is not None:

@@ -354,6 +354,7 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
     in_head = False
     row: list[Cell] = []
     row_line = 0
+    header_line = (tokens[0].map[0] + 1) if tokens and tokens[0].map else 0
     for tok in tokens:
         if tok.type == "thead_open":
             in_head = True
@@ -373,7 +374,7 @@ def _table(w: _Walker, tokens: list[Token]) -> None:
         first, last = rows[-1][0] + 1, w.deferred[rows[-1][0]]
         rows.extend((n, [_cell(c) for c in split_row(w.lines[n - 1])[: len(header)]]) for n in range(first, last + 1))
     _check_cell_counts(w, len(header), [line for line, _ in rows])
-    _table_rows(w, header, rows)
+    _table_rows(w, header, rows, header_line)
 
 
 _STREAMED_ROWS = 500
@@ -455,12 +456,16 @@ def _recover_table(w: _Walker, first_line: int, text_lines: list[str]) -> bool:
         cells = split_row(raw)
         rows.append((line, [_cell(c) for c in cells[: len(header)]]))
     _check_cell_counts(w, len(header), lines)
-    _table_rows(w, header, rows)
+    _table_rows(w, header, rows, first_line)
     return True
 
 
-def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]]]) -> None:
-    """Rows of a size table, a Part | Quantity | Specs table or a feature table as statements."""
+def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]]], header_line: int) -> None:
+    """Rows of a size table, a Part | Quantity | Specs table or a feature table as statements.
+
+    A table with a column naming other sizes (`Target VM Size`) compares sizes: its other
+    columns describe those sizes, so only each row's own size name is taken, as a `mention`.
+    A size table column that no header rule maps is reported, never passed over in silence."""
     w.tables += 1
     index = w.tables
     limit = w.limits.max_table_rows
@@ -510,9 +515,8 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
                     column=labels[1],
                 )
         return
-    subject_col = next(
-        (k for k, n in enumerate(norm) if (rule := know.column_rule(n)) and rule.role == "subject"), None
-    )
+    rules = [know.column_rule(n) for n in norm]
+    subject_col = next((k for k, rule in enumerate(rules) if rule and rule.role == "subject"), None)
     if subject_col is None:
         w.diagnostics.append(
             Diagnostic(
@@ -524,6 +528,34 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
             )
         )
         return
+    if any(rule and rule.role == "target" for rule in rules):
+        for r, (line, cells) in enumerate(rows, start=1):
+            if subject_col < len(cells) and cells[subject_col].text:
+                cell = cells[subject_col]
+                w.add(
+                    line,
+                    "mention",
+                    labels[subject_col],
+                    cell.text,
+                    cell.parts,
+                    subject=cell.text,
+                    table_index=index,
+                    row_index=r,
+                    column=header[subject_col].text,
+                )
+        return
+    for k, rule in enumerate(rules):
+        if rule is None and labels[k].strip():
+            w.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    "unknown_header",
+                    w.doc.path,
+                    max(header_line, 1),
+                    f"table {index} column {header[k].text or labels[k]!r} names no known attribute, so its "
+                    "values are not read; add a synonym to headers.toml",
+                )
+            )
     seen: dict[str, tuple[int, tuple[str, ...]]] = {}
     for r, (line, cells) in enumerate(rows, start=1):
         if subject_col >= len(cells) or not cells[subject_col].text:
@@ -566,6 +598,7 @@ def normalize_label(label: str) -> str:
     know = knowledge.load()
     s = re.sub(r"<sup>.*?</sup>", " ", label, flags=re.IGNORECASE)
     s = re.sub(r"<[^>]+>", " ", s)
+    s = re.sub(r"['’](?=s\b)", "", s)  # vCPU's -> vCPUs
     s = re.sub(r"\(([^)]*)\)", lambda m: " " if _is_unit_text(m.group(1), know) else f" {m.group(1)} ", s)
     s = re.sub(r":\s*[^:]*$", lambda m: " " if _is_unit_text(m.group(0)[1:], know) else m.group(0), s)
     words = s.split()

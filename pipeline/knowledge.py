@@ -11,7 +11,7 @@ import hashlib
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, cast
 
@@ -75,6 +75,15 @@ class KeyRule:
 class PartRule:
     pattern: re.Pattern[str]
     units: Mapping[str, str]
+    qualified: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """A word in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
+
+    def units_for(self, piece: str) -> Mapping[str, str]:
+        """The units map of a `<br>` piece: a qualifier word it carries picks its own."""
+        for word, units in self.qualified.items():
+            if re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", piece, re.IGNORECASE):
+                return units
+        return self.units
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +92,20 @@ class GpuModel:
     vendor: str
     aliases: tuple[str, ...]
     memory_gib: tuple[float, ...]
+    gpus_per_board: int = 1
+    family: str | None = None
+
+    @property
+    def board_memory_gib(self) -> tuple[float, ...]:
+        """Memory of one card: a card of two 8 GiB GPUs has 16 GiB."""
+        return tuple(m * self.gpus_per_board for m in self.memory_gib)
+
+
+@dataclass(frozen=True, slots=True)
+class CpuVendor:
+    name: str
+    words: tuple[str, ...]
+    architecture: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +113,7 @@ class Phrase:
     attribute: str
     pattern: re.Pattern[str]
     value: str | None
+    parser: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +132,8 @@ class Knowledge:
     phrases: tuple[Phrase, ...]
     unit_re: re.Pattern[str]
     gpu_re: re.Pattern[str]
+    cpu_vendors: tuple[CpuVendor, ...]
+    cpu_re: re.Pattern[str]
 
     def unit(self, written: str) -> Unit | None:
         """The unit a spelling stands for (`Gb/s` -> Gbps), or None."""
@@ -136,8 +162,28 @@ class Knowledge:
                 found.append(model)
         return found
 
+    def gpu_of_family(self, text: str, memory_gib: float) -> GpuModel | None:
+        """The one model of an architecture `text` names (`Blackwell GPU`) made with `memory_gib`
+        (within 2%), or None when no family is named or more than one model fits."""
+        fits = [
+            g
+            for g in self.gpus
+            if g.family
+            and re.search(rf"(?<![A-Za-z]){re.escape(g.family)}(?![A-Za-z])", text, re.IGNORECASE)
+            and any(abs(memory_gib - m) <= 0.02 * m for m in g.memory_gib)
+        ]
+        return fits[0] if len(fits) == 1 else None
+
     def all_gpu_memory_sizes(self) -> frozenset[float]:
         return frozenset(m for g in self.gpus for m in g.memory_gib)
+
+    def cpu_vendor(self, model: str) -> CpuVendor | None:
+        """The maker a CPU model names (`Intel Xeon E5-2690 v4` -> Intel), or None."""
+        match = self.cpu_re.search(model)
+        if match is None:
+            return None
+        word = match.group(0).lower()
+        return next(v for v in self.cpu_vendors if word in (w.lower() for w in v.words))
 
 
 _RULE_CACHE: dict[tuple[int, str], Any] = {}
@@ -221,13 +267,22 @@ def load() -> Knowledge:
         KeyRule(pattern=_compile(k["match"]), attributes=tuple(k["attributes"]), parser=k["parser"])
         for k in headers["key"]
     )
-    parts = tuple(PartRule(pattern=_compile(p["match"]), units=dict(p["units"])) for p in headers["part"])
+    parts = tuple(
+        PartRule(
+            pattern=_compile(p["match"]),
+            units=dict(p["units"]),
+            qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
+        )
+        for p in headers["part"]
+    )
     gpus = tuple(
         GpuModel(
             name=name,
             vendor=g["vendor"],
             aliases=tuple(g["aliases"]),
             memory_gib=tuple(float(m) for m in g["memory_gib"]),
+            gpus_per_board=int(g.get("gpus_per_board", 1)),
+            family=g.get("family"),
         )
         for name, g in _table("gpus.toml")["gpu"].items()
     )
@@ -239,12 +294,27 @@ def load() -> Knowledge:
         Phrase(
             attribute=p["attribute"],
             value=p.get("value"),
-            pattern=_compile(p["pattern"].replace("{SIZE}", SIZE_IN_TEXT).replace("{NUM}", NUM_IN_TEXT)),
+            pattern=_compile(
+                p["pattern"]
+                .replace("{SIZE}", SIZE_IN_TEXT)
+                .replace("{NUM}", NUM_IN_TEXT)
+                .replace("{DATE}", DATE_IN_TEXT)
+            ),
+            parser=p.get("parser") or ("number" if attrs[p["attribute"]].kind == "number" else "text"),
         )
         for p in _table("phrases.toml")["phrase"]
     )
+    cpu_vendors = tuple(
+        CpuVendor(name=name, words=tuple(v["words"]), architecture=v.get("architecture"))
+        for name, v in _table("cpus.toml")["vendor"].items()
+    )
+    cpu_words = sorted({w for v in cpu_vendors for w in v.words}, key=lambda w: (-len(w), w))
+    cpu_re = re.compile(
+        r"(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in cpu_words) + r")(?![A-Za-z0-9])", re.IGNORECASE
+    )
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
+    named += [a for p in parts for u in p.qualified.values() for a in u.values()]
     unknown = sorted(set(named) - set(attrs))
     if unknown:
         raise ValueError(f"knowledge tables name attributes missing from attributes.toml: {unknown}")
@@ -263,11 +333,37 @@ def load() -> Knowledge:
         phrases=phrases,
         unit_re=unit_re,
         gpu_re=gpu_re,
+        cpu_vendors=cpu_vendors,
+        cpu_re=cpu_re,
     )
 
 
 SIZE_IN_TEXT = r"(?:Standard_)?[A-Z]{1,3}\d+(?:-\d+)?[a-z]+(?:[A-Z]\d+[a-z]*)?(?:_[A-Za-z0-9]+)*"
 """A size name inside running text; lowercase feature letters are required so that GPU
 model names (A100) are not taken for sizes."""
+
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH_RE = (
+    r"(?:" + "|".join(m[:3].capitalize() + (f"(?:{m[3:]})?" if len(m) > 3 else "") for m in MONTHS) + r"|Sept)\.?"
+)
+DATE_IN_TEXT = (
+    rf"(?:{_MONTH_RE}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE},?\s+\d{{4}}"
+    r"|\d{4}-\d{2}-\d{2})"
+)
+"""A date inside running text: `September 6th, 2023`, `6 September 2023`, `Aug 31 2023`, `2023-09-06`."""
 
 NUM_IN_TEXT = "(?:" + NUMBER_RE + "|" + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True)) + ")"

@@ -8,25 +8,28 @@ total) is written on the claim.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import re
 import tomllib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 
 from pipeline import knowledge
 from pipeline.cache import Memo, digest
 from pipeline.extract import header_unit, normalize_label
-from pipeline.knowledge import ColumnRule, Knowledge
-from pipeline.names import SeriesName, parse_series, parse_size, series_key
+from pipeline.knowledge import ColumnRule, GpuModel, Knowledge, Phrase
+from pipeline.names import SeriesName, find_series_groups, member_of, parse_series, parse_size, series_key
 from pipeline.parallel import beside
-from pipeline.records import Claim, Diagnostic, Document, EntityKind, Extraction, Statement
+from pipeline.records import Claim, Diagnostic, Document, EntityKind, Extraction, Mention, Statement
 from pipeline.values import (
     Quantity,
+    clean_cpu_model,
     format_number,
     is_empty,
+    parse_date_text,
     parse_flag,
     parse_generations,
     parse_number,
@@ -165,8 +168,11 @@ class _Context:
     know: Knowledge
     series: SeriesIndex
     series_models: dict[str, list[str]]
+    as_of: dt.date | None = None
+    """The newest document's date: a retirement date before it has passed."""
     claims: list[Claim] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
     warned: set[tuple[str, ...]] = field(default_factory=set)
 
     def warn_once(self, key: tuple[str, ...], diag: Diagnostic) -> None:
@@ -180,6 +186,18 @@ class Normalized:
     claims: tuple[Claim, ...]
     diagnostics: tuple[Diagnostic, ...]
     series: SeriesIndex
+    mentions: tuple[Mention, ...] = ()
+    as_of: dt.date | None = None
+    """The newest document's date, which decides whether a retirement date has passed."""
+
+
+_Result = tuple[tuple[Claim, ...], tuple[Diagnostic, ...], tuple[Mention, ...]]
+
+
+def newest_date(extractions: Sequence[Extraction]) -> dt.date | None:
+    """The date of the newest document: the build's own "today", so that a build does not
+    depend on the day it runs."""
+    return max((d for ex in extractions if (d := ex.document.metadata.date)), default=None)
 
 
 def normalize(
@@ -191,31 +209,35 @@ def normalize(
 ) -> Normalized:
     """Every statement of every document as claims; unknown words become diagnostics.
 
-    Only the series index and the GPU models per series look across documents; with those
-    built first, each document is normalized on its own. So a document's claims can come
-    from `memo` when neither it nor that shared context changed, and with `split` the second
-    half of the other documents is normalized in a forked process beside the first."""
+    Only the series index, the GPU models per series and the newest document's date look
+    across documents; with those built first, each document is normalized on its own. So a
+    document's claims can come from `memo` when neither it nor that shared context changed,
+    and with `split` the second half of the other documents is normalized in a forked process
+    beside the first."""
     know = know or knowledge.load()
     series = build_series_index(extractions)
     models = _series_models(extractions, know)
-    done: dict[str, tuple[tuple[Claim, ...], tuple[Diagnostic, ...]]] = {}
+    as_of = newest_date(extractions)
+    done: dict[str, _Result] = {}
     keys: dict[str, str] = {}
     todo = list(extractions)
     if memo is not None:
         # Sorted: the index is built in document order, and one more document may reorder it.
-        shared = digest(know, sorted(series.names.items()), sorted(series.aliases.items()), sorted(models.items()))
+        shared = digest(
+            know, sorted(series.names.items()), sorted(series.aliases.items()), sorted(models.items()), as_of
+        )
         for ex in extractions:
             keys[ex.document.path] = key = digest(shared, ex)
             if (hit := memo.get(key)) is not None:
                 done[ex.document.path] = hit
         todo = [ex for ex in extractions if ex.document.path not in done]
 
-    def part(chunk: Sequence[Extraction]) -> dict[str, tuple[tuple[Claim, ...], tuple[Diagnostic, ...]]]:
+    def part(chunk: Sequence[Extraction]) -> dict[str, _Result]:
         out = {}
         for ex in chunk:
-            ctx = _Context(know=know, series=series, series_models=models)
+            ctx = _Context(know=know, series=series, series_models=models, as_of=as_of)
             _normalize_document(ctx, ex)
-            out[ex.document.path] = (tuple(ctx.claims), tuple(ctx.diagnostics))
+            out[ex.document.path] = (tuple(ctx.claims), tuple(ctx.diagnostics), tuple(ctx.mentions))
         return out
 
     # A fork pays only for a large share of the work; an edit of a few documents is done here.
@@ -242,7 +264,8 @@ def normalize(
         ),
     )
     diagnostics = tuple(d for ex in extractions for d in done[ex.document.path][1])
-    return Normalized(claims=tuple(claims), diagnostics=diagnostics, series=series)
+    mentions = tuple(m for ex in extractions for m in done[ex.document.path][2])
+    return Normalized(claims=tuple(claims), diagnostics=diagnostics, series=series, mentions=mentions, as_of=as_of)
 
 
 def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:
@@ -363,6 +386,12 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
     for st in ex.statements:
         if st.method == "table" and st.table_index is not None and st.row_index is not None:
             rows[(st.table_index, st.row_index)].append(st)
+        elif st.method == "mention":
+            for written in st.parts or (st.raw_text,):
+                size = parse_size(written)
+                ctx.mentions.append(
+                    Mention(st.document, st.line, written, size.canonical if size else None, "comparison")
+                )
         elif st.method == "part_table":
             _part(ctx, fam, st)
         elif st.method in ("key_value", "feature_table"):
@@ -374,6 +403,7 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
     for (_, _), row in sorted(rows.items()):
         pending.extend(_table_row(ctx, fam, row))
     _decide_gpu_memory(ctx, fam, pending)
+    _check_page_subject(ctx, ex)
     if unmapped_keys:
         shown = ", ".join(repr(k) for k in unmapped_keys[:8]) + (" ..." if len(unmapped_keys) > 8 else "")
         ctx.diagnostics.append(
@@ -388,21 +418,53 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
 
 
 def _size_entity(ctx: _Context, st: Statement) -> str | None:
+    """The size a table row is about; every row's name is kept as a mention, so that the build
+    can report a name that yields no size (`size_not_built`)."""
     assert st.subject is not None
     size = parse_size(st.subject)
-    if size is None:
-        ctx.warn_once(
-            ("size", st.document, st.subject),
-            Diagnostic(
-                "warning",
-                "size-name-unrecognised",
-                st.document,
-                st.line,
-                f"{st.subject!r} does not follow the Azure size naming convention; its row is not read",
-            ),
+    ctx.mentions.append(Mention(st.document, st.line, st.subject, size.canonical if size else None, "spec"))
+    return size.canonical if size else None
+
+
+def _check_page_subject(ctx: _Context, ex: Extraction) -> None:
+    """A page whose size tables list sizes that cannot belong to the series its title names
+    is not what it claims (a garbled copy of another page): say so. Its rows still count as
+    evidence for the sizes they name, and none of them is put in the claimed series."""
+    title = ex.document.metadata.title or ""
+    claimed = ex.subject or _claimed_series(title)
+    if not claimed:
+        return
+    sizes = sorted({c.entity for c in ctx.claims if c.entity_kind == "size" and c.method == "table"})
+    parsed = [p for e in sizes if (p := parse_size(e))]
+    if not parsed or any(member_of(p, claimed) for p in parsed):
+        return
+    shown = ", ".join(p.canonical for p in parsed[:4]) + (" ..." if len(parsed) > 4 else "")
+    ctx.diagnostics.append(
+        Diagnostic(
+            "warning",
+            "page-not-what-it-claims",
+            ex.document.path,
+            _title_line(ex.document),
+            f"the page's title names series {claimed!r}, but none of the {len(parsed)} size(s) its tables list "
+            f"can belong to it by the naming convention ({shown}); its rows are read as evidence for those sizes "
+            f"only, not as a page of {claimed!r}",
         )
-        return None
-    return size.canonical
+    )
+
+
+def _claimed_series(title: str) -> str | None:
+    """The name a title gives its series even when it is not a well-formed series name:
+    `NVcadbA10_M5+ size series` claims `NVcadbA10_M5+`."""
+    m = re.match(r"^\s*(\S+)\s+(?:size\s+|sizes\s+)?series\b", title, re.IGNORECASE)
+    return m.group(1) if m and re.match(r"^[A-Z]{1,3}", m.group(1)) else None
+
+
+def _title_line(doc: Document) -> int | None:
+    """The file line of the front-matter's title, where a page says what it is about."""
+    for i, line in enumerate(doc.text.split("\n")[: doc.front_matter_lines], start=1):
+        if re.match(r"^\s*title\s*:", line):
+            return i
+    return None
 
 
 # ---------------------------------------------------------------------- size-table rows
@@ -428,7 +490,8 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
     if entity is None:
         return []
     series = ctx.series.canonical(first.context)
-    if series and first.context:
+    size = parse_size(entity)
+    if series and first.context and size and member_of(size, first.context):
         where = replace(first, raw_text=first.context, column=None)
         _emit(
             ctx,
@@ -443,20 +506,8 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
     memory: list[tuple[Statement, ColumnRule]] = []
     for st in row:
         rule = ctx.know.column_rule(normalize_label(st.key))
-        if rule is None or rule.role == "subject":
-            if rule is None:
-                ctx.warn_once(
-                    ("col", st.document, str(st.table_index), st.key),
-                    Diagnostic(
-                        "info",
-                        "unmapped-column",
-                        st.document,
-                        st.line,
-                        f"table {st.table_index} column {st.key!r} names no known attribute; "
-                        "add a synonym to headers.toml to read it",
-                    ),
-                )
-            continue
+        if rule is None or rule.role != "value":
+            continue  # the subject, or a column extract reported as unknown_header
         if rule.parser == "gpu_memory":
             memory.append((st, rule))
             continue
@@ -468,7 +519,6 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
             if v.attribute == "gpu_memory_gib" and v.number is not None:
                 row_per_gpu = v.number
             _emit(ctx, st, entity, "size", v, n)
-    size = parse_size(entity)
     if not models and size and size.accelerator:
         models = [m.name for m in ctx.know.find_gpus(size.accelerator)]
     if not models and first.context:
@@ -614,35 +664,23 @@ def _gpu_cell(ctx: _Context, fam: SourceFamily, st: Statement) -> list[_Value]:
                 interpretation=None if len(models) == 1 else f"first of {len(models)} models named",
             )
         )
-    mem = re.search(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b", rest)
-    if mem:
-        conv = _convert(ctx, fam, "gpu_memory_gib", float(mem.group(1)), mem.group(2), None, st)
-        if conv:
-            note = "memory printed beside the GPU model is per GPU" + (f"; {conv[2]}" if conv[2] else "")
-            out.append(
-                _Value(
-                    "gpu_memory_gib",
-                    number=conv[0],
-                    low=conv[0],
-                    high=conv[0],
-                    unit_written=conv[1],
-                    interpretation=note,
-                )
+    memory = _memory_beside(ctx, fam, st, models[0] if models else None, rest)
+    out.extend(memory)
+    count_v = next((v.number for v in out if v.attribute == "gpu_count"), None)
+    if memory and memory[0].number is not None and count_v is not None:
+        per = memory[0].number
+        total = round(per * count_v, 6)
+        out.append(
+            _Value(
+                "gpu_memory_total_gib",
+                number=total,
+                low=total,
+                high=total,
+                unit_written=memory[0].unit_written,
+                derived=True,
+                interpretation=f"derived: {format_number(count_v)} GPUs x {format_number(per)} GiB",
             )
-            count_v = next((v.number for v in out if v.attribute == "gpu_count"), None)
-            if count_v is not None:
-                total = round(conv[0] * count_v, 6)
-                out.append(
-                    _Value(
-                        "gpu_memory_total_gib",
-                        number=total,
-                        low=total,
-                        high=total,
-                        unit_written=conv[1],
-                        derived=True,
-                        interpretation=f"derived: {format_number(count_v)} GPUs x {format_number(conv[0])} GiB",
-                    )
-                )
+        )
     link = re.search(r"\(([^)]*(?:nvlink|infiniband|pcie|sxm|xgmi|infinity fabric)[^)]*)\)", rest, re.IGNORECASE)
     if link:
         out.append(_Value("interconnect", text=link.group(1).strip()))
@@ -651,25 +689,116 @@ def _gpu_cell(ctx: _Context, fam: SourceFamily, st: Statement) -> list[_Value]:
     return out
 
 
+def _named_gpu(ctx: _Context, fam: SourceFamily, st: Statement, text: str) -> GpuModel | None:
+    """The GPU model a spec names: by one of its names, else by its architecture and the
+    memory written beside it (`Nvidia Blackwell GPU (192 GiB)` is a B200)."""
+    models = ctx.know.find_gpus(text)
+    if models:
+        return models[0]
+    mem = re.search(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b", text)
+    conv = _convert(ctx, fam, "gpu_memory_gib", float(mem.group(1)), mem.group(2), None, st) if mem else None
+    return ctx.know.gpu_of_family(text, conv[0]) if conv else None
+
+
+def _family_note(model: GpuModel, text: str) -> str | None:
+    """How a model named only by its architecture was told apart."""
+    if any(a.lower() in text.lower() for a in model.aliases):
+        return None
+    return f"the {model.family} GPU made with the memory written beside it is the {model.name}"
+
+
+def _memory_beside(ctx: _Context, fam: SourceFamily, st: Statement, model: GpuModel | None, text: str) -> list[_Value]:
+    """The memory written beside a GPU model (`A100 40 GB`, `Tesla M60 GPU (16GB)`) as the
+    memory of one GPU: per GPU, or one card of several GPUs for a model that has them."""
+    mem = re.search(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b", text)
+    if not mem:
+        return []
+    conv = _convert(ctx, fam, "gpu_memory_gib", float(mem.group(1)), mem.group(2), None, st)
+    if not conv:
+        return []
+    per, card = _card_memory(model, conv[0])
+    note = card or "memory printed beside the GPU model is per GPU"
+    note += f"; {conv[2]}" if conv[2] else ""
+    return [_Value("gpu_memory_gib", number=per, low=per, high=per, unit_written=conv[1], interpretation=note)]
+
+
 def _fits(value: float, sizes: Iterable[float]) -> bool:
     return any(abs(value - s) <= 0.02 * s for s in sizes)
 
 
+def _snap(per: float, model: GpuModel | None) -> tuple[float, str | None]:
+    """A per-GPU memory computed from a total (1535 / 8 = 191.875) is the model's own size
+    when within 2% of it: pages round totals, GPUs are made in whole sizes."""
+    if model is None:
+        return per, None
+    near = [m for m in model.memory_gib if _fits(per, [m])]
+    if near and near[0] != per:
+        return near[0], (
+            f"{format_number(round(per, 4))} GiB per GPU is within 2% of the {model.name}'s "
+            f"{format_number(near[0])} GiB; read as {format_number(near[0])}"
+        )
+    return per, None
+
+
+def _card_memory(model: GpuModel | None, memory: float) -> tuple[float, str | None]:
+    """Memory printed beside a model is per GPU, except where it is one card of a model whose
+    cards carry several GPUs (`Tesla M60 GPU (16GB)`: two GPUs of 8 GiB)."""
+    if (
+        model
+        and model.gpus_per_board > 1
+        and not _fits(memory, model.memory_gib)
+        and _fits(memory, model.board_memory_gib)
+    ):
+        per = memory / model.gpus_per_board
+        return per, (
+            f"{format_number(memory)} GiB is one {model.name} card of {model.gpus_per_board} GPUs: "
+            f"{format_number(per)} GiB per GPU"
+        )
+    return memory, None
+
+
+def _readings(p: _PendingMemory, model: GpuModel | None, who: str) -> dict[str, str]:
+    """Every reading of a GPU memory number that physics allows, and why: per GPU, the total
+    of all GPUs, or (for a model with several GPUs on a card) the total of that many cards."""
+    v, n = p.raw, p.count
+    sizes = model.memory_gib if model else tuple(sorted(set(knowledge.load().all_gpu_memory_sizes())))
+    out: dict[str, str] = {}
+    if n is None:
+        return out
+    if n == 1 and _fits(v, sizes):
+        out["one"] = "one GPU: per-GPU and total memory are the same"
+    elif n != 1 and _fits(v, sizes):
+        out["per_gpu"] = (
+            f"{format_number(v)} GiB matches the {who} and {format_number(v)} / {format_number(n)} does not"
+        )
+    if n and n != 1 and _fits(v / n, sizes):
+        out["total"] = f"{format_number(v)} / {format_number(n)} GPUs = {format_number(v / n)} GiB matches the {who}"
+    if model and n and model.gpus_per_board > 1 and _fits(v / n, model.board_memory_gib):
+        gpus = n * model.gpus_per_board
+        out["card"] = (
+            f"{format_number(n)} {model.name} card(s) of {model.gpus_per_board} GPUs = {format_number(gpus)} GPU(s): "
+            f"{format_number(v)} / {format_number(n)} = {format_number(v / n)} GiB is one card"
+        )
+    return out
+
+
 def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingMemory]) -> None:
-    """Per GPU or total? Decided per row from the count and the GPU model's memory sizes;
-    a row the numbers cannot decide follows the other rows of its column, else the header."""
+    """Per GPU, total, or cards? Decided per row from the count and the GPU model's memory
+    sizes (and cards, for models that carry several GPUs on one); a row the numbers cannot
+    decide follows the other rows of its column, else the header."""
     decisions: dict[int, tuple[str | None, str]] = {}
+    models: dict[int, GpuModel | None] = {}
     for i, p in enumerate(pending):
         model = ctx.know.gpu(p.models[0]) if p.models else None
+        models[i] = model
         sizes = model.memory_gib if model else tuple(ctx.know.all_gpu_memory_sizes())
         who = (
             f"{model.name} memory sizes {'/'.join(format_number(s) for s in sizes)} GiB"
             if model
             else "known GPU memory sizes"
         )
-        n = p.count
         v = p.raw  # GPU memory is sold in binary sizes however a page prints the unit
-        if n is None:
+        if p.count is None:
             if _fits(v, sizes):
                 decisions[i] = (
                     "per_gpu",
@@ -681,52 +810,53 @@ def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingM
                     f"{format_number(v)} GiB is not one of the {who}; read as the total (GPU count not in this row)",
                 )
             continue
-        if n == 1:
-            decisions[i] = ("one", "one GPU: per-GPU and total memory are the same")
-            continue
-        per_fits = n >= 1 and _fits(v, sizes)
-        total_fits = _fits(v / n, sizes)
-        if total_fits and not per_fits:
-            decisions[i] = (
-                "total",
-                f"{format_number(v)} / {format_number(n)} GPUs = {format_number(v / n)} GiB "
-                f"matches the {who}; read as the total",
-            )
-        elif per_fits and not total_fits:
-            decisions[i] = (
-                "per_gpu",
-                f"{format_number(v)} GiB matches the {who} and "
-                f"{format_number(v)} / {format_number(n)} does not; read as per GPU",
-            )
-        elif p.row_per_gpu is not None and _fits(p.row_per_gpu, [p.value]):
+        readings = _readings(p, model, who)
+        if len(readings) == 1:
+            ((reading, why),) = readings.items()
+            decisions[i] = (reading, why + ("" if reading == "one" else f"; read as {_READING[reading]}"))
+        elif (
+            len(readings) > 1
+            and p.row_per_gpu is not None
+            and "per_gpu" in readings
+            and _fits(p.row_per_gpu, [p.value])
+        ):
             decisions[i] = (
                 "per_gpu",
                 f"both readings fit the {who}; the GPU cell of this row gives "
                 f"{format_number(p.row_per_gpu)} GiB per GPU, so read as per GPU",
             )
-        elif p.row_per_gpu is not None and _fits(p.row_per_gpu * n, [p.value]):
+        elif (
+            len(readings) > 1
+            and p.row_per_gpu is not None
+            and "total" in readings
+            and _fits(p.row_per_gpu * p.count, [p.value])
+        ):
             decisions[i] = (
                 "total",
                 f"both readings fit the {who}; the GPU cell of this row gives "
                 f"{format_number(p.row_per_gpu)} GiB per GPU, so read as the total",
             )
+        elif readings:
+            decisions[i] = (None, "readings " + " and ".join(_READING[r] for r in readings) + " all fit")
         else:
-            decisions[i] = (None, "both readings fit" if per_fits else "neither reading fits the " + who)
+            decisions[i] = (None, "neither reading fits the " + who)
     by_column: dict[tuple[str, int | None, str | None], Counter[str]] = defaultdict(Counter)
     for i, p in enumerate(pending):
         d = decisions[i][0]
-        if d in ("per_gpu", "total"):
+        if d in ("per_gpu", "total", "card"):
             by_column[(p.statement.document, p.statement.table_index, p.statement.column)][d] += 1
     for i, p in enumerate(pending):
         decision, why = decisions[i]
         if decision is None:
             votes = by_column[(p.statement.document, p.statement.table_index, p.statement.column)]
-            if len(votes) == 1:
-                decision = next(iter(votes))
-                why += f"; read as {decision.replace('_', '-')} like the other rows of this column"
+            allowed = set(_readings(p, models[i], "")) or {"per_gpu", "total"}
+            usual = [d for d in votes if d in allowed or "neither" in why]
+            if len(usual) == 1:
+                decision = usual[0]
+                why += f"; read as {_READING[decision]} like the other rows of this column"
             else:
                 decision = "per_gpu" if p.default == "per_gpu" else "total"
-                why += f"; read as {decision.replace('_', '-')}, the header's usual meaning"
+                why += f"; read as {_READING[decision]}, the header's usual meaning"
                 if "neither" in why:
                     ctx.diagnostics.append(
                         Diagnostic(
@@ -738,59 +868,45 @@ def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingM
                             f"for {format_number(p.count or 0)} GPU(s) of {'/'.join(p.models) or 'unknown model'}",
                         )
                     )
-        note = why + (f"; {p.note}" if p.note else "")
-        st = p.statement
-        v, n = p.value, p.count
-        if decision in ("per_gpu", "one"):
-            _emit(
-                ctx,
-                st,
-                p.entity,
-                "size",
-                _Value("gpu_memory_gib", number=v, low=v, high=v, unit_written=p.written, interpretation=note),
-            )
-            if n is not None:
-                t = round(v * n, 6)
-                _emit(
-                    ctx,
-                    st,
-                    p.entity,
-                    "size",
-                    _Value(
-                        "gpu_memory_total_gib",
-                        number=t,
-                        low=t,
-                        high=t,
-                        unit_written=p.written,
-                        interpretation=note,
-                        derived=decision != "one",
-                    ),
-                )
-        else:
-            _emit(
-                ctx,
-                st,
-                p.entity,
-                "size",
-                _Value("gpu_memory_total_gib", number=v, low=v, high=v, unit_written=p.written, interpretation=note),
-            )
-            if n:
-                per = round(v / n, 6)
-                _emit(
-                    ctx,
-                    st,
-                    p.entity,
-                    "size",
-                    _Value(
-                        "gpu_memory_gib",
-                        number=per,
-                        low=per,
-                        high=per,
-                        unit_written=p.written,
-                        interpretation=note,
-                        derived=True,
-                    ),
-                )
+        _emit_memory(ctx, p, decision, why, models[i])
+
+
+_READING = {"per_gpu": "per GPU", "one": "per GPU", "total": "the total", "card": "the total of whole cards"}
+
+
+def _emit_memory(ctx: _Context, p: _PendingMemory, decision: str, why: str, model: GpuModel | None) -> None:
+    """The claims a decided GPU memory cell makes: per-GPU and total memory, and for cards the
+    GPU count they hold."""
+    note = why + (f"; {p.note}" if p.note else "")
+    st = p.statement
+    v, n = p.value, p.count
+
+    def emit(attribute: str, number: float, derived: bool, interpretation: str = note) -> None:
+        value = _Value(
+            attribute,
+            number=number,
+            low=number,
+            high=number,
+            unit_written=p.written if attribute != "gpu_count" else None,
+            interpretation=interpretation,
+            derived=derived,
+        )
+        _emit(ctx, st, p.entity, "size", value)
+
+    if decision in ("per_gpu", "one"):
+        emit("gpu_memory_gib", v, False)
+        if n is not None:
+            emit("gpu_memory_total_gib", round(v * n, 6), decision != "one")
+        return
+    emit("gpu_memory_total_gib", v, False)
+    if decision == "card" and model is not None and n:
+        gpus = n * model.gpus_per_board
+        per, snapped = _snap(v / gpus, model)
+        emit("gpu_count", gpus, True)
+        emit("gpu_memory_gib", round(per, 6), True, note + (f"; {snapped}" if snapped else ""))
+    elif n:
+        per, snapped = _snap(v / n, model)
+        emit("gpu_memory_gib", round(per, 6), True, note + (f"; {snapped}" if snapped else ""))
 
 
 # ------------------------------------------------------------------ series-level statements
@@ -812,37 +928,21 @@ def _part(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
             )
         return
     for n, piece in enumerate(st.parts):
-        for v in _part_piece(ctx, fam, st, rule.units, piece):
+        for v in _part_piece(ctx, fam, st, rule.units_for(piece), piece):
             _emit(ctx, st, entity, "series", v, n)
 
 
-def _part_piece(
-    ctx: _Context, fam: SourceFamily, st: Statement, units: dict[str, str] | object, piece: str
-) -> list[_Value]:
-    assert isinstance(units, dict)
+def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[str, str], piece: str) -> list[_Value]:
     know = ctx.know
-    if units.get("text") == "gpu" and know.find_gpus(piece):
-        model = know.find_gpus(piece)[0]
-        out = [_Value("gpu_model", text=model.name)]
-        mem = re.search(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b", piece)
-        if mem:
-            conv = _convert(ctx, fam, "gpu_memory_gib", float(mem.group(1)), mem.group(2), None, st)
-            if conv:
-                note = "memory printed beside the GPU model is per GPU" + (f"; {conv[2]}" if conv[2] else "")
-                out.append(
-                    _Value(
-                        "gpu_memory_gib",
-                        number=conv[0],
-                        low=conv[0],
-                        high=conv[0],
-                        unit_written=conv[1],
-                        interpretation=note,
-                    )
-                )
+    if units.get("text") == "gpu" and (model := _named_gpu(ctx, fam, st, piece)):
+        out = [_Value("gpu_model", text=model.name, interpretation=_family_note(model, piece))]
+        out.extend(_memory_beside(ctx, fam, st, model, piece))
         return out
     q = parse_quantity(piece, know)
     if q is None:
         target = units.get("text")
+        if target == "cpu_model" and not is_empty(piece):
+            return _cpu_values(ctx, piece)
         if target and target != "gpu" and not is_empty(piece):
             return [_Value(target, text=piece.strip())]
         return []
@@ -899,42 +999,208 @@ def _key_value(ctx: _Context, st: Statement) -> bool:
 
 
 def _phrases(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
-    """Values stated in running text, by the patterns of phrases.toml."""
+    """Values stated in running text, by the patterns of phrases.toml, each given to the sizes
+    or series its sentence is about (see `_subjects`)."""
+    text = st.raw_text
+    seen: set[tuple[str, str, str]] = set()
     for n, phrase in enumerate(ctx.know.phrases):
-        for m in phrase.pattern.finditer(st.raw_text):
-            groups = m.groupdict()
-            if groups.get("size"):
-                size = parse_size(groups["size"])
+        for m in phrase.pattern.finditer(text):
+            values = _phrase_values(ctx, fam, st, phrase, m)
+            if not values:
+                continue
+            if m.groupdict().get("size"):
+                size = parse_size(m.group("size"))
                 if size is None:
                     continue
-                entity, kind = size.canonical, "size"
+                subjects: list[tuple[str, EntityKind]] = [(size.canonical, "size")]
             else:
-                series = _series_entity(ctx, st)
-                if series is None:
-                    continue
-                entity, kind = series, "series"
-            note = f"from running text: {m.group(0).strip()!r}"
-            attr = ctx.know.attributes[phrase.attribute]
-            if phrase.value is not None:
-                v = _Value(phrase.attribute, text=phrase.value, interpretation=note)
-            elif attr.kind == "number" and groups.get("value"):
-                number = parse_number(groups["value"])
-                if number is None:
-                    continue
-                conv = _convert(ctx, fam, phrase.attribute, number, groups.get("unit"), None, st)
-                if conv is None:
-                    continue
-                v = _Value(
-                    phrase.attribute,
-                    number=conv[0],
-                    low=conv[0],
-                    high=conv[0],
-                    unit_written=conv[1],
-                    interpretation=note + (f"; {conv[2]}" if conv[2] else ""),
-                )
-            else:
-                continue
-            _emit(ctx, st, entity, kind, v, n)  # type: ignore[arg-type]
+                subjects = _subjects(ctx, st, m.start(), m.end())
+            pairs = _pair(subjects, values, text, m)
+            _prose_size_series(ctx, st, subjects, seen)
+            for (entity, kind), group in pairs:
+                for v in group:
+                    key = (entity, v.attribute, v.text or format_number(v.number or 0))
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    _emit(ctx, st, entity, kind, v, n)
+
+
+def _prose_size_series(
+    ctx: _Context, st: Statement, subjects: list[tuple[str, EntityKind]], seen: set[tuple[str, str, str]]
+) -> None:
+    """A size running text names belongs to the series its sentence (else its page or
+    heading) names, when the naming convention allows it: "Standard_NV12hs_v3 ... in the
+    NVv3-series" is of NVv3."""
+    series = [name for name, kind in subjects if kind == "series"] or [s for s in [_series_entity(ctx, st)] if s]
+    for name, kind in subjects:
+        size = parse_size(name) if kind == "size" else None
+        home = next((s for s in series if size and member_of(size, s)), None)
+        if home is None or (name, "series", home) in seen:
+            continue
+        seen.add((name, "series", home))
+        _emit(ctx, st, name, "size", _Value("series", text=home, interpretation=f"named in a sentence about {home}"))
+
+
+def _pair(
+    subjects: list[tuple[str, EntityKind]], values: list[_Value], text: str, m: re.Match[str]
+) -> list[tuple[tuple[str, EntityKind], list[_Value]]]:
+    """Which values go to which subject: all to each, except several GPU models, which go to
+    as many series in order when the sentence says "respectively", and to none otherwise."""
+    models = [v for v in values if v.attribute == "gpu_model"]
+    if len(models) <= 1:
+        return [(s, values) for s in subjects]
+    sentence = _sentence_at(text, m.start())
+    if re.search(r"\brespectively\b", text[sentence[0] : sentence[1]], re.IGNORECASE) and len(subjects) == len(models):
+        return [(s, [v]) for s, v in zip(subjects, models, strict=True)]
+    return []
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[*_(`\"'])")
+
+
+def _sentence_at(text: str, pos: int) -> tuple[int, int]:
+    """The start and end of the sentence of `text` that holds `pos`."""
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.start() >= pos:
+            return start, m.start()
+        start = m.end()
+    return start, len(text)
+
+
+_SIZE_WORD = re.compile(
+    r"\bStandard_[A-Z]{1,3}\d+(?:-\d+)?[A-Za-z0-9_]*|\b[A-Z]{1,3}\d+[a-z]*(?:_[A-Za-z0-9]+)*_v\d+\b"
+)
+"""A size name in running text: with its tier (`Standard_NC6`) or its version (`ND40s_v2`), so
+that words such as HBM3e or E5 are not taken for sizes."""
+_LIST_GAP = re.compile(r"^[\s,;()/&]*(?:(?:and|or)\b[\s,;()/&]*)?$", re.IGNORECASE)
+
+
+def _size_lists(text: str) -> list[tuple[int, int, list[str]]]:
+    """Runs of size names joined only by commas, brackets and `and`/`or`: (start, end, names)."""
+    runs: list[tuple[int, int, list[str]]] = []
+    for m in _SIZE_WORD.finditer(text):
+        size = parse_size(m.group(0))
+        if size is None:
+            continue
+        if runs and _LIST_GAP.match(text[runs[-1][1] : m.start()]):
+            start, _, names = runs[-1]
+            runs[-1] = (start, m.end(), [*names, size.canonical])
+        else:
+            runs.append((m.start(), m.end(), [size.canonical]))
+    return runs
+
+
+def _subjects(ctx: _Context, st: Statement, start: int, end: int) -> list[tuple[str, EntityKind]]:
+    """What a statement in running text is about, nearest first: the sizes its sentence names
+    before the match, else after it ("will retire the Standard_NV12s_v3, ..."), with the
+    series the sentence names; else the series the sentence names before (else after) the
+    match; else the series an earlier sentence of the same paragraph names ("These products
+    will be retired ..."); else the series of the page or heading."""
+    text = st.raw_text
+    s_start, s_end = _sentence_at(text, start)
+    out: list[tuple[str, EntityKind]] = []
+    runs = _size_lists(text[s_start:s_end])
+    before = [r for r in runs if r[1] <= start - s_start]
+    after = [r for r in runs if r[0] >= end - s_start]
+    sizes = before[-1][2] if before else (after[0][2] if after else [])
+    out.extend((name, "size") for name in sizes)
+    # "They ... that of the original NC-Series and are powered by P100 GPUs": a sentence whose
+    # subject is a pronoun is about what an earlier sentence named, not the series it mentions.
+    pronoun = re.match(r"\s*(?:They|It)\b", text[s_start:])
+    groups_before = () if pronoun else find_series_groups(text[s_start:start])
+    groups_after = () if pronoun else find_series_groups(text[end:s_end])
+    group = groups_before[-1] if groups_before else (groups_after[0] if groups_after else ())
+    if not group and not sizes:
+        earlier = find_series_groups(text[:s_start])
+        group = earlier[-1] if earlier else ()
+    series = [canonical for g in group if (canonical := ctx.series.canonical(g.written))]
+    if not series and not sizes and (context := _series_entity(ctx, st)):
+        series = [context]
+    out.extend((name, "series") for name in dict.fromkeys(series))
+    return out
+
+
+def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phrase, m: re.Match[str]) -> list[_Value]:
+    """The value(s) a phrase's match states, read by the phrase's parser."""
+    note = f"from running text: {m.group(0).strip()!r}"
+    groups = m.groupdict()
+    raw = groups.get("value")
+    if phrase.value is not None:
+        return [_Value(phrase.attribute, text=phrase.value, interpretation=note)]
+    if not raw:
+        return []
+    if phrase.parser == "gpu_model":
+        # A comparison names other models after the one meant: "the H200, ... over the H100".
+        window = re.split(r"\b(?:over|than|versus|vs\.?|compared)\b", raw, maxsplit=1, flags=re.IGNORECASE)[0]
+        return [_Value("gpu_model", text=g.name, interpretation=note) for g in ctx.know.find_gpus(window)]
+    if phrase.parser == "cpu_model":
+        if not re.search(r"\d|\(", raw):
+            return []  # "Intel Xeon Scalable processors" names a line, not a model
+        return _cpu_values(ctx, raw, note)
+    if phrase.parser == "date":
+        when = parse_date_text(raw)
+        if when is None:
+            return []
+        return [_Value(phrase.attribute, text=when.isoformat(), interpretation=note), *_lifecycle_of(ctx, when)]
+    if phrase.parser == "text":
+        return [_Value(phrase.attribute, text=raw.strip(), interpretation=note)]
+    number = parse_number(raw)
+    if number is None:
+        return []
+    conv = _convert(ctx, fam, phrase.attribute, number, groups.get("unit"), None, st)
+    if conv is None:
+        return []
+    return [
+        _Value(
+            phrase.attribute,
+            number=conv[0],
+            low=conv[0],
+            high=conv[0],
+            unit_written=conv[1],
+            interpretation=note + (f"; {conv[2]}" if conv[2] else ""),
+        )
+    ]
+
+
+def _lifecycle_of(ctx: _Context, when: dt.date) -> list[_Value]:
+    """A retirement date says the size is retired once it has passed, and retiring before:
+    passed means before the newest document's date, never the clock (builds stay the same)."""
+    if ctx.as_of is None:
+        return []
+    if when <= ctx.as_of:
+        state, rel = "retired", "on or before"
+    else:
+        state, rel = "retiring", "after"
+    why = f"retirement date {when.isoformat()} is {rel} {ctx.as_of.isoformat()}, the newest document's date"
+    return [_Value("lifecycle", text=state, interpretation=why, derived=True)]
+
+
+def _cpu_values(ctx: _Context, written: str, note: str | None = None) -> list[_Value]:
+    """A processor as one spelling, with the maker it names (cpus.toml) and the instruction
+    set written beside it (`[x86-64]`)."""
+    model, arch = clean_cpu_model(written)
+    if not model:
+        return []
+    out = [_Value("cpu_model", text=model, interpretation=note)]
+    vendor = ctx.know.cpu_vendor(model)
+    if vendor is not None:
+        out.append(
+            _Value("cpu_vendor", text=vendor.name, derived=True, interpretation=f"{model!r} is made by {vendor.name}")
+        )
+    if arch:
+        out.append(_Value("cpu_architecture", text=arch, interpretation=f"written beside the CPU model: [{arch}]"))
+    elif vendor is not None and vendor.architecture:
+        out.append(
+            _Value(
+                "cpu_architecture",
+                text=vendor.architecture,
+                derived=True,
+                interpretation=f"{vendor.name}'s processors of this line are {vendor.architecture} (cpus.toml)",
+            )
+        )
+    return out
 
 
 def series_of(written: str) -> SeriesName | None:

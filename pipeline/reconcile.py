@@ -14,7 +14,7 @@ import datetime as dt
 import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter, itemgetter
 
 from pipeline import knowledge
@@ -27,6 +27,11 @@ from pipeline.registry import Source, Tier, tiers
 from pipeline.values import format_number
 
 NAME_CONVENTION = "name_convention"
+SIBLING = "sibling"
+SIBLING_PAIRS = 3
+"""Sibling pairs that must state an attribute before their agreement on it is learned."""
+SIBLING_AGREEMENT = 0.95
+"""Share of those pairs that must state the same value for a sibling's value to be evidence."""
 CHECK_PENALTY = 0.5
 INHERIT_FACTOR = 0.95
 _TWIN_FACTORS = (1e9 / 2**30, 1e12 / 2**40)
@@ -115,7 +120,8 @@ class _Decided:
 
 @dataclass(slots=True)
 class _Vote:
-    """A claim as evidence: its weight after checks, and what the checks said."""
+    """A claim as evidence: its weight after checks, and what the checks said. `voice` is who
+    speaks: the document, the document it copies, or the naming convention."""
 
     claim: Claim
     source_kind: str
@@ -123,6 +129,7 @@ class _Vote:
     as_of: dt.date | None
     failed: list[str] = field(default_factory=list)
     inherited_from: str | None = None
+    voice: str = ""
 
 
 @dataclass(slots=True)
@@ -141,7 +148,7 @@ class _Group:
 
 
 def _voice(v: _Vote) -> str:
-    return NAME_CONVENTION if v.source_kind == NAME_CONVENTION else v.claim.document
+    return v.source_kind if v.source_kind in (NAME_CONVENTION, SIBLING) else (v.voice or v.claim.document)
 
 
 def _vote_key(v: _Vote) -> tuple[float, int, str]:
@@ -166,7 +173,8 @@ def reconcile(
     """
     know = know or knowledge.load()
     tier = tiers()
-    name_claims = _name_claims(claims, sources, know)
+    follows = name_vcpus_hold(claims, sources)
+    name_claims = _name_claims(claims, sources, know, follows) + sibling_claims(claims, sources)
     every = [*claims, *name_claims]
     official = {c.entity for c in claims if sources[c.document].kind == "official_spec"}
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
@@ -186,8 +194,9 @@ def reconcile(
         facts[key] = fact
         conflicts.extend(rows)
     _inherit(by_key, kinds, facts, official, tier, sources)
-    # Counts and models before memory: the memory checks read them.
-    order = {"vcpus": 0, "gpu_count": 0, "gpu_model": 0, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
+    # Models first, then counts, then memory: the count check reads the model, the memory
+    # checks read both.
+    order = {"vcpus": 0, "gpu_model": 0, "gpu_count": 1, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
     keys = sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k))
 
     load: Counter[str] = Counter()
@@ -204,7 +213,7 @@ def reconcile(
         out = []
         for key in (k for e in sorted(entities) for k in of_entity[e]):
             votes = by_key[key]
-            _check(key, votes, facts, by_key, know, sources)
+            _check(key, votes, facts, by_key, know, follows.get(key[0], True))
             fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
             facts[key] = fact
             losing = [r for r in rows if not r.won]
@@ -218,7 +227,10 @@ def reconcile(
     if memo is not None:
         shared = digest(know, tier)
         for entity in load:
-            inputs = _decision_inputs(entity, of_entity[entity], kinds, official, facts, by_key)
+            inputs = (
+                _decision_inputs(entity, of_entity[entity], kinds, official, facts, by_key),
+                follows.get(entity, True),
+            )
             memo_keys[entity] = digest(shared, inputs)
             if (hit := memo.get(memo_keys[entity])) is not None:
                 reused[entity] = hit
@@ -299,13 +311,16 @@ def _decision_inputs(
 ) -> tuple[object, ...]:
     """Everything checking and deciding `keys`, the keys of `entity`, reads (see `_check` and
     `_decide`): its votes before any check (the series' values among them, inherited), whether
-    an official page names it, its series, and the ranges stated for that series, which only
-    the range check reads."""
+    an official page names it, its series, and the numbers stated for that series, which only
+    the series check reads."""
     series = facts.get((entity, "series"))
-    own = [(key, [(v.claim, v.source_kind, v.weight, v.as_of, v.inherited_from) for v in by_key[key]]) for key in keys]
+    own = [
+        (key, [(v.claim, v.source_kind, v.weight, v.as_of, v.inherited_from, v.voice) for v in by_key[key]])
+        for key in keys
+    ]
     stated = (
         [
-            [(v.claim, v.source_kind) for v in by_key.get((series.value_text, a), ()) if v.claim.is_range]
+            [(v.claim, v.source_kind) for v in by_key.get((series.value_text, a), ()) if v.claim.range_min is not None]
             for _, a in keys
         ]
         if series and series.value_text
@@ -331,23 +346,121 @@ def _finished(fact: Fact, reason: str, stale: bool) -> Fact:
     return Fact(*values)
 
 
+PROSE = ("paragraph", "bullet", "note")
+
+
 def _vote(c: Claim, sources: Mapping[str, Source], tier: Mapping[str, Tier]) -> _Vote:
-    if c.method == NAME_CONVENTION:
-        return _Vote(c, NAME_CONVENTION, tier[NAME_CONVENTION].weight, None)
+    if c.method in (NAME_CONVENTION, SIBLING):
+        return _Vote(c, c.method, tier[c.method].weight, None, voice=c.method)
     src = sources[c.document]
     weight = src.trust
     if c.method == "derived":
         weight *= 0.97
-    elif c.method in ("paragraph", "bullet", "note"):
+    elif c.method in PROSE:
         weight *= 0.9
-    return _Vote(c, src.kind, weight, src.as_of)
+    return _Vote(c, src.kind, weight, src.as_of, voice=src.voice)
 
 
 # ------------------------------------------------------------------ the naming convention
 
 
-def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> list[Claim]:
-    """What each size name says about its size, attributed to where the name is written."""
+def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, bool]:
+    """For each size, whether the number in its name is its vCPU count, learned from the data:
+    it holds when more of the other sizes of its series (else of its family and version) have
+    an official vCPU count equal to their name's number than not. `Standard_D3_v2` has 4 vCPUs,
+    and so do the other D_v2 sizes break the rule, so the rule is not used there; a series no
+    official page gives vCPU counts for is assumed to follow it."""
+    series: dict[str, Counter[str]] = defaultdict(Counter)
+    stated: dict[str, set[float]] = defaultdict(set)
+    for c in claims:
+        if c.entity_kind != "size" or sources[c.document].kind != "official_spec":
+            continue
+        if c.attribute == "series" and c.value_text:
+            series[c.entity][c.value_text] += 1
+        elif c.attribute == "vcpus" and c.value_number is not None and not c.is_range:
+            stated[c.entity].add(c.value_number)
+    groups: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    group_of: dict[str, str] = {}
+    for entity in sorted({c.entity for c in claims if c.entity_kind == "size"}):
+        size = parse_size(entity)
+        if size is None:
+            continue
+        home = series[entity].most_common(1)[0][0] if series[entity] else f"{size.family} {size.version or 'v1'}"
+        group_of[entity] = home
+        if stated[entity]:
+            groups[home].append((entity, float(size.constrained_vcpus or size.vcpus) in stated[entity]))
+    out = {}
+    for entity, home in group_of.items():
+        others = [match for other, match in groups[home] if other != entity]
+        out[entity] = not others or sum(others) * 2 > len(others)
+    return out
+
+
+def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> list[Claim]:
+    """Values a size no page states, from a sibling: a size of the same series whose name has
+    the same vCPU count (`Standard_NV12hs_v3` and `Standard_NV12s_v3`). Only for attributes on
+    which such siblings agree throughout the corpus: learned from every pair that both state
+    one (at least SIBLING_PAIRS of them, SIBLING_AGREEMENT of them the same), so that GPU counts
+    are shared and memory, which the `m` letter changes, is not."""
+    series: dict[str, Counter[str]] = defaultdict(Counter)
+    stated: dict[tuple[str, str], dict[str, Claim]] = defaultdict(dict)
+    named: set[str] = set()
+    for c in claims:
+        if c.entity_kind != "size":
+            continue
+        named.add(c.entity)
+        if sources[c.document].kind != "official_spec" or c.is_range:
+            continue
+        if c.attribute == "series" and c.value_text:
+            series[c.entity][c.value_text] += 1
+        elif c.method != "derived" and c.attribute not in ("series", "lifecycle", "retirement_date"):
+            stated[(c.entity, c.attribute)].setdefault(c.value, c)
+    families: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for entity in sorted(named):
+        size = parse_size(entity)
+        if size is not None and series[entity]:
+            families[(series[entity].most_common(1)[0][0], size.constrained_vcpus or size.vcpus)].append(entity)
+    agree: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
+    for members in families.values():
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                for attribute in {k[1] for k in stated if k[0] == a} & {k[1] for k in stated if k[0] == b}:
+                    pairs[attribute] += 1
+                    agree[attribute] += bool(stated[(a, attribute)].keys() & stated[(b, attribute)].keys())
+    learned = {a for a in pairs if pairs[a] >= SIBLING_PAIRS and agree[a] >= SIBLING_AGREEMENT * pairs[a]}
+    out = []
+    for (home, vcpus), members in sorted(families.items()):
+        for entity in members:
+            for attribute in sorted(learned):
+                if (entity, attribute) in stated:
+                    continue
+                values = {v: c for m in members if m != entity for v, c in stated.get((m, attribute), {}).items()}
+                if len(values) != 1:
+                    continue
+                [(value, source)] = values.items()
+                out.append(
+                    replace(
+                        source,
+                        claim_id=hashlib.sha1(f"sibling\x1f{entity}\x1f{attribute}".encode()).hexdigest()[:16],
+                        raw_text=source.entity,
+                        method=SIBLING,
+                        entity=entity,
+                        interpretation=(
+                            f"{source.entity}, of the same series {home} with the same {vcpus} vCPUs, states "
+                            f"{value}{_unit(source.unit)}; such sizes agree on {attribute} in "
+                            f"{agree[attribute]} of the {pairs[attribute]} pairs that both state it"
+                        ),
+                    )
+                )
+    return out
+
+
+def _name_claims(
+    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge, follows: Mapping[str, bool]
+) -> list[Claim]:
+    """What each size name says about its size, attributed to where the name is written; the
+    vCPU count only where the naming convention holds for its series (`name_vcpus_hold`)."""
     first: dict[str, Claim] = {}
     rank = {"official_spec": 0, "vendor_blog": 1, "third_party": 2}
     for c in sorted(claims, key=lambda c: (rank.get(sources[c.document].kind, 9), c.document, c.line)):
@@ -358,7 +471,7 @@ def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: K
         size = parse_size(entity)
         if size is None:
             continue
-        for attribute, value, meaning in _name_facts(size, know):
+        for attribute, value, meaning in _name_facts(size, know, follows.get(entity, True)):
             flag = value if isinstance(value, bool) else None
             number = float(value) if isinstance(value, int) and flag is None else None
             text = value if isinstance(value, str) else None
@@ -389,16 +502,18 @@ def _name_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: K
     return out
 
 
-def _name_facts(size: SizeName, know: Knowledge) -> list[tuple[str, int | bool | str, str]]:
+def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> list[tuple[str, int | bool | str, str]]:
     vcpus = size.constrained_vcpus or size.vcpus
-    out: list[tuple[str, int | bool | str, str]] = [
-        (
-            "vcpus",
-            vcpus,
-            f"the number after the family letters {size.family} is the vCPU count"
-            + (" (constrained: the second number)" if size.constrained_vcpus else ""),
-        ),
-    ]
+    out: list[tuple[str, int | bool | str, str]] = []
+    if vcpus_hold:
+        out.append(
+            (
+                "vcpus",
+                vcpus,
+                f"the number after the family letters {size.family} is the vCPU count"
+                + (" (constrained: the second number)" if size.constrained_vcpus else ""),
+            )
+        )
     if "s" in size.features:
         out.append(("premium_storage", True, "feature letter s: premium storage capable"))
     if "r" in size.features:
@@ -406,7 +521,7 @@ def _name_facts(size: SizeName, know: Knowledge) -> list[tuple[str, int | bool |
     if "a" in size.features:
         out.append(("cpu_vendor", "AMD", "feature letter a: AMD processor"))
     if "p" in size.features:
-        out.append(("cpu_vendor", "ARM", "feature letter p: ARM processor"))
+        out.append(("cpu_architecture", "Arm64", "feature letter p: ARM processor"))
     models = know.find_gpus(size.accelerator.replace("_", " ")) if size.accelerator else []
     if len(models) == 1:
         out.append(("gpu_model", models[0].name, f"accelerator {size.accelerator} in the name"))
@@ -440,13 +555,15 @@ def _inherit(
             continue
         series = fact.value_text
         for attr in sorted(series_attrs.get(series, ())):
-            if attr in ("series", "lifecycle"):
+            if attr == "series":
                 continue
             for v in by_key[(series, attr)]:
                 if v.claim.is_range:
                     continue
                 by_key[(size, attr)].append(
-                    _Vote(v.claim, v.source_kind, v.weight * INHERIT_FACTOR, v.as_of, inherited_from=series)
+                    _Vote(
+                        v.claim, v.source_kind, v.weight * INHERIT_FACTOR, v.as_of, inherited_from=series, voice=v.voice
+                    )
                 )
 
 
@@ -459,22 +576,30 @@ def _check(
     facts: Mapping[tuple[str, str], Fact],
     by_key: Mapping[tuple[str, str], list[_Vote]],
     know: Knowledge,
-    sources: Mapping[str, Source],
+    vcpus_hold: bool = True,
 ) -> None:
-    """Lower the weight of claims that break physical consistency, and say which check."""
+    """Lower the weight of claims that break physical consistency, and say which check.
+
+    `vcpus_hold` says whether the size's name gives its vCPU count (`name_vcpus_hold`): only
+    then does a vCPU count that differs from the name fail a check."""
     entity, attribute = key
+    size = parse_size(entity)
+    model_fact = facts.get((entity, "gpu_model"))
     for v in votes:
         c = v.claim
         failed: list[str] = []
-        if attribute == "vcpus" and c.value_number is not None and v.source_kind != NAME_CONVENTION:
-            size = parse_size(entity)
-            named = (size.constrained_vcpus or size.vcpus) if size else None
-            if named is not None and abs(c.value_number - named) > 1e-9:
-                failed.append(f"vcpus_name: the name {entity} says {named} vCPUs")
+        named = (size.constrained_vcpus or size.vcpus) if size and vcpus_hold else None
+        if (
+            attribute == "vcpus"
+            and c.value_number is not None
+            and v.source_kind != NAME_CONVENTION
+            and named is not None
+            and abs(c.value_number - named) > 1e-9
+        ):
+            failed.append(f"vcpus_name: the name {entity} says {named} vCPUs")
         if attribute in ("gpu_memory_gib", "gpu_model"):
             model_name = c.value_text if attribute == "gpu_model" else _same_doc_value(by_key, entity, "gpu_model", c)
             if model_name is None and attribute == "gpu_memory_gib":
-                model_fact = facts.get((entity, "gpu_model"))
                 model_name = model_fact.value_text if model_fact else None
             memory = (
                 c.value_number
@@ -482,10 +607,29 @@ def _check(
                 else _same_doc_number(by_key, entity, "gpu_memory_gib", c)
             )
             model = know.gpu(model_name) if model_name else None
+            if attribute == "gpu_model" and memory is None and model is not None:
+                # No memory beside it: the model must still fit what the entity's pages state.
+                stated = [w.claim.value_number for w in by_key.get((entity, "gpu_memory_gib"), ())]
+                numbers = [m for m in stated if m is not None]
+                if numbers and not any(_fits_any(m, model.memory_gib) for m in numbers):
+                    memory = numbers[0]
             if model is not None and memory is not None and not _fits_any(memory, model.memory_gib):
                 failed.append(
                     f"gpu_model_memory: {model.name} is made with "
                     f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB, not {format_number(memory)}"
+                )
+        if (
+            attribute == "gpu_count"
+            and c.value_number
+            and model_fact
+            and (model := know.gpu(model_fact.value_text or ""))
+        ):
+            total = _same_line_number(by_key, entity, "gpu_memory_total_gib", c)
+            if total is not None and not any(_close(c.value_number * m, total, 0.02) for m in model.memory_gib):
+                failed.append(
+                    f"gpu_count_memory: {format_number(c.value_number)} {model.name} GPU(s) of "
+                    f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB cannot have the "
+                    f"{format_number(total)} GiB the same row states"
                 )
         if attribute == "gpu_memory_total_gib" and c.value_number is not None:
             count = _same_doc_number(by_key, entity, "gpu_count", c)
@@ -504,26 +648,60 @@ def _check(
                     f"plausible_per_vcpu: {format_number(c.value_number)} {c.unit or ''} is "
                     f"{format_number(round(per, 2))} per vCPU, below the floor of {format_number(floor)}"
                 )
-        if v.inherited_from is None and c.value_number is not None and c.entity_kind == "size":
-            series = facts.get((entity, "series"))
-            for r in by_key.get((series.value_text, attribute), ()) if series and series.value_text else ():
-                rc = r.claim
-                if (
-                    rc.is_range
-                    and r.source_kind == "official_spec"
-                    and rc.range_min is not None
-                    and rc.range_max is not None
-                    and not rc.range_min <= c.value_number <= rc.range_max
-                ):
-                    failed.append(
-                        f"series_range: series {rc.entity} spans "
-                        f"{format_number(rc.range_min)}-{format_number(rc.range_max)}"
-                    )
-                    break
+        # The size's name settles its vCPU count where the convention holds: a newer series
+        # range that leaves the size out does not make that count wrong.
+        name_settles = attribute == "vcpus" and named is not None and abs((c.value_number or 0) - named) < 1e-9
+        if v.inherited_from is None and c.value_number is not None and c.entity_kind == "size" and not name_settles:
+            failed.extend(_series_check(facts, by_key, entity, attribute, c.value_number, model_fact, know))
         for message in failed:
             if message not in v.failed:
                 v.failed.append(message)
                 v.weight *= CHECK_PENALTY
+
+
+def _series_check(
+    facts: Mapping[tuple[str, str], Fact],
+    by_key: Mapping[tuple[str, str], list[_Vote]],
+    entity: str,
+    attribute: str,
+    value: float,
+    model_fact: Fact | None,
+    know: Knowledge,
+) -> list[str]:
+    """A number a size states must lie within what an official page states for its series:
+    its range (`6 - 24 vCPUs`), or its one value (`16 Disks`) when the series states one. A
+    GPU count may be counted in cards of a model with several GPUs per card."""
+    series = facts.get((entity, "series"))
+    if not series or not series.value_text:
+        return []
+    model = know.gpu(model_fact.value_text or "") if model_fact and attribute == "gpu_count" else None
+    scales = (1.0, float(model.gpus_per_board)) if model else (1.0,)
+    for r in by_key.get((series.value_text, attribute), ()):
+        rc = r.claim
+        if r.source_kind != "official_spec" or rc.range_min is None or rc.range_max is None:
+            continue
+        if any(rc.range_min * k - 1e-9 <= value <= rc.range_max * k + 1e-9 for k in scales):
+            continue
+        if rc.is_range:
+            return [
+                f"series_range: series {rc.entity} spans {format_number(rc.range_min)}-{format_number(rc.range_max)}"
+            ]
+        # A spec table's one value is every size's; a size value more than twice or less than
+        # half of it is a slip (`316` disks where the series has 16), not a difference of sizes.
+        if rc.method == "part_table" and not rc.range_min / 2 <= value <= rc.range_min * 2:
+            return [
+                f"series_value: series {rc.entity} states {format_number(rc.range_min)} for its sizes, "
+                f"and {format_number(value)} is not within half or twice of it"
+            ]
+    return []
+
+
+def _same_line_number(
+    by_key: Mapping[tuple[str, str], list[_Vote]], entity: str, attribute: str, c: Claim
+) -> float | None:
+    """The number the same row or line of the same document states for `attribute`."""
+    same = [v for v in _same_doc_votes(by_key, entity, attribute, c) if v.claim.line == c.line]
+    return same[0].claim.value_number if same else None
 
 
 def _same_doc_votes(
@@ -662,23 +840,7 @@ def _decide(
             status = "resolved"
             share = rival.weight / (rival.weight + best.weight)
             confidence = base * (1 - 0.3 * share)
-            if rival.failed and not best.failed:
-                why = (
-                    f"the {_label(rival, tier)} value {rival.claim.value}{_unit(rival.claim.unit)} fails "
-                    f"{rival.failed[0].split(':')[0]}"
-                )
-            elif tier[best.source_kind].rank < tier[rival.source_kind].rank:
-                why = (
-                    f"{_label(best, tier)} over {'an' if tier[rival.source_kind].label[0] in 'aeiou' else 'a'} "
-                    f"{tier[rival.source_kind].label}; the {tier[rival.source_kind].label.split()[0]} value "
-                    f"{rival.claim.value}{_unit(rival.claim.unit)}"
-                )
-            else:
-                why = (
-                    f"newer {_label(best, tier)} supersedes the {rival.as_of.isoformat() if rival.as_of else 'older'} "
-                    f"value {rival.claim.value}{_unit(rival.claim.unit)}"
-                )
-            reason = why
+            reason = _why(best, rival, top, runner, tier)
     if inherited:
         confidence *= INHERIT_FACTOR
         reason = f"inherited from series {inherited}: {reason}"
@@ -739,6 +901,46 @@ def _decide(
                 )
             )
     return fact, rows
+
+
+_STATED = ("table", "part_table", "key_value", "feature_table")
+
+
+def _why(
+    best: _Vote, rival: _Vote, top: tuple[object, ...], runner: tuple[object, ...], tier: Mapping[str, Tier]
+) -> str:
+    """What decided between the winning value and its strongest rival, in the order the
+    decision weighs it (`_group_key`): the weight of the best claim, then how new it is; the
+    reason names what set the weights apart, never a date that did not decide."""
+    said = f"{rival.claim.value}{_unit(rival.claim.unit)}"
+    if top[0] == runner[0]:
+        return f"newer {_label(best, tier)} supersedes the older ({_date(rival)}) value {said}"
+    if rival.failed and not best.failed:
+        return f"the {_label(rival, tier)} value {said} fails {rival.failed[0].split(':')[0]}"
+    if tier[best.source_kind].rank < tier[rival.source_kind].rank:
+        other = tier[rival.source_kind].label
+        article = "an" if other[0] in "aeiou" else "a"
+        return f"{_label(best, tier)} over {article} {other}; the {other.split()[0]} value {said}"
+    if rival.inherited_from and not best.inherited_from:
+        return (
+            f"the size's own statement ({_label(best, tier)}) over the value {said} of its series "
+            f"{rival.inherited_from} ({_label(rival, tier)})"
+        )
+    if best.claim.method in _STATED and rival.claim.method in PROSE:
+        return f"a table ({_label(best, tier)}) over running text ({_label(rival, tier)}) that says {said}"
+    if rival.claim.method == "derived" and best.claim.method != "derived":
+        return f"a value stated as such ({_label(best, tier)}) over {said}, computed from another value"
+    if len(rival.failed) > len(best.failed):
+        names = "; ".join(f.split(":")[0] for f in rival.failed)
+        return f"the {_label(rival, tier)} value {said} fails more checks ({names})"
+    return (
+        f"the {_label(best, tier)} weighs {best.weight:.2f} against {rival.weight:.2f} for the "
+        f"{_label(rival, tier)} value {said}"
+    )
+
+
+def _date(v: _Vote) -> str:
+    return v.as_of.isoformat() if v.as_of else "undated"
 
 
 def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:

@@ -132,6 +132,22 @@ class Extraction:
 
 @compact
 @dataclass(frozen=True, slots=True)
+class Mention:
+    """A size a table row names, with or without values for it: the build reports each one
+    that yields no row of `vm_sizes` (`size_not_built`), so nothing is dropped in silence."""
+
+    document: str
+    line: int
+    written: str
+    size: str | None
+    """The canonical size name, or None when the text does not follow the naming convention."""
+    table: str
+    """What kind of table named it: `spec` (a size table) or `comparison` (its other columns
+    describe another size)."""
+
+
+@compact
+@dataclass(frozen=True, slots=True)
 class Claim:
     """A normalized statement about one attribute of one entity, with its provenance."""
 

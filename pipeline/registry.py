@@ -43,6 +43,13 @@ class Source:
     trust: float
     as_of: dt.date | None
     classified_by: str
+    copy_of: str | None = None
+    """The document this one repeats (another version or copy of the same page): the two
+    are one voice, so their agreement is not counted twice."""
+
+    @property
+    def voice(self) -> str:
+        return self.copy_of or self.document
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pipeline import knowledge
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +43,12 @@ DOCUMENTS = (
     _c("trust", "float", "Weight a claim from this document starts with (tier weight or registry override)."),
     _c("classified_by", "string", "'registry', or the evidence the tier was inferred from."),
     _c("subject", "string", "Series the document is about, as written in its title or first heading."),
+    _c(
+        "copy_of",
+        "string",
+        "The document this one repeats (another version or copy of the same page, by title or by nearly all "
+        "its table values): the two count as one voice.",
+    ),
     _c("lines", "int", "Number of lines in the file.", "line"),
     _c("claims", "int", "Number of claims taken from the document.", "claim"),
 )
@@ -138,13 +144,14 @@ def _vm_size_columns() -> tuple[Column, ...]:
         _c("size", "string", "Canonical size name (Standard_...)."),
         _c("series", "string", "Series the size belongs to (canonical name)."),
     ]
-    ints = {"vcpus", "max_data_disks", "uncached_disk_iops", "max_nics", "temp_disk_count", "nvme_disk_count"}
     for name in VM_SIZE_ATTRIBUTES:
         attr = know.attributes[name]
         if attr.kind == "number":
-            type_ = "int" if name in ints else "float"
+            type_ = "int" if name in INT_ATTRIBUTES else "float"
         elif attr.kind == "flag":
             type_ = "bool"
+        elif attr.kind == "date":
+            type_ = "date"
         else:
             type_ = "string"
         cols.append(_c(name, type_, attr.description, attr.unit))
@@ -188,6 +195,25 @@ CORE_ATTRIBUTES = frozenset(
 )
 """The columns every analyst asks for; a row's status and confidence are taken over these."""
 
+INT_ATTRIBUTES = frozenset(
+    {
+        "vcpus",
+        "max_data_disks",
+        "uncached_disk_iops",
+        "max_nics",
+        "temp_disk_count",
+        "nvme_disk_count",
+        "temp_disk_read_iops",
+        "temp_disk_write_iops",
+        "uncached_disk_burst_iops",
+        "uncached_ultra_disk_iops",
+        "uncached_ultra_disk_burst_iops",
+        "virtual_workstations",
+        "virtual_applications",
+    }
+)
+"""Counts that are whole numbers in every size: integer columns of vm_sizes."""
+
 VM_SIZE_ATTRIBUTES = (
     "vcpus",
     "memory_gib",
@@ -205,9 +231,11 @@ VM_SIZE_ATTRIBUTES = (
     "nvme_disk_count",
     "nvme_disk_size_gib",
     "cpu_model",
+    "cpu_vendor",
+    "cpu_architecture",
     "interconnect",
     "lifecycle",
-    "cpu_vendor",
+    "retirement_date",
     "premium_storage",
     "infiniband",
     "nvlink",
@@ -215,6 +243,18 @@ VM_SIZE_ATTRIBUTES = (
     "live_migration",
     "generation_1_vms",
     "generation_2_vms",
+    "temp_disk_read_iops",
+    "temp_disk_read_mbps",
+    "temp_disk_write_iops",
+    "temp_disk_write_mbps",
+    "uncached_disk_burst_iops",
+    "uncached_disk_burst_mbps",
+    "uncached_ultra_disk_iops",
+    "uncached_ultra_disk_mbps",
+    "uncached_ultra_disk_burst_iops",
+    "uncached_ultra_disk_burst_mbps",
+    "virtual_workstations",
+    "virtual_applications",
 )
 
 

@@ -15,7 +15,7 @@ from pipeline.cache import Cache
 from pipeline.extract import extract
 from pipeline.normalize import Normalized, normalize
 from pipeline.read import parse_bytes
-from pipeline.records import Claim, Diagnostic, Extraction
+from pipeline.records import Claim, Diagnostic, Extraction, Mention
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 FOLDER = "articles/virtual-machines"
@@ -431,34 +431,31 @@ def test_size_name_is_canonical(line: int, written: str, entity: str) -> None:
     assert {c.entity for c in n.claims if c.line == line} == {entity}
 
 
-def test_unrecognised_size_name_is_reported_and_its_row_skipped() -> None:
+def test_unrecognised_size_name_is_kept_as_a_mention_and_its_row_skipped() -> None:
+    # The build turns a mention that yields no size into a size_not_built diagnostic (test_build).
     assert fixture_line(THIRD_PARTY, 9).startswith("| Standard ND 40 |")
     n = normalized(THIRD_PARTY)
     assert [c for c in n.claims if c.line == 9] == []
-    assert [d for d in n.diagnostics if d.code == "size-name-unrecognised"] == [
-        Diagnostic(
-            "warning",
-            "size-name-unrecognised",
-            f"{FOLDER}/{THIRD_PARTY}",
-            9,
-            "'Standard ND 40' does not follow the Azure size naming convention; its row is not read",
-        )
+    assert [m for m in n.mentions if m.line == 9] == [
+        Mention(f"{FOLDER}/{THIRD_PARTY}", 9, "Standard ND 40", None, "spec")
     ]
 
 
-def test_unknown_column_is_an_info_diagnostic() -> None:
+def test_unknown_column_is_a_warning_and_its_cells_are_not_read() -> None:
     assert fixture_line(A100, 8).endswith("| Rack position |")
     n = normalized(A100)
     assert [c for c in n.claims if c.column == "Rack position"] == []
-    assert n.diagnostics == (
+    assert extraction(A100).diagnostics == (
         Diagnostic(
-            "info",
-            "unmapped-column",
+            "warning",
+            "unknown_header",
             f"{FOLDER}/{A100}",
-            10,
-            "table 1 column 'Rack position' names no known attribute; add a synonym to headers.toml to read it",
+            8,
+            "table 1 column 'Rack position' names no known attribute, so its values are not read; add a synonym "
+            "to headers.toml",
         ),
     )
+    assert n.diagnostics == ()
 
 
 def test_size_row_states_its_series() -> None:

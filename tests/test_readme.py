@@ -21,10 +21,21 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 EIGHT_GPU_SIZES = [
     # size, GPUs, GiB per GPU, at least 80 GiB, status, confidence: output/vm_sizes.csv, checked by hand
-    # against the official pages (nda100-v4-series.md:51 "8 A100 40 GB", ndv2-series.md:41 "8 V100 32 GB").
-    ("Standard_ND96asr_v4", 8.0, 40.0, False, "agreed", 0.99),
-    ("Standard_ND40rs_v2", 8.0, 32.0, False, "resolved", 0.866),
+    # against the official pages: ndmi300xv5-series-specs.md:21 "8 GPUs | AMD Instinct MI300X GPU (192GB)",
+    # nd-h200-v5-series-specs.md:21 "8 GPUs | Nvidia H200 GPU (141GB)", ndm-a100-v4-series.md:52
+    # "8 A100 80 GB GPUs", ndh100v5-series.md:121 "8 | 640", nd-h100-v5-series.md:51 "8 H100 80 GB GPUs",
+    # nda100-v4-series.md:51 "8 A100 40 GB", ndv2-series.md:41 "8 V100 32 GB", ndv2-series.md:27 (ND40s_v2,
+    # "16 GB of per-GPU memory").
+    ("Standard_ND96isr_MI300X_v5", 8.0, 192.0, True, "single_source", 0.876),
+    ("Standard_ND96isr_H200_v5", 8.0, 141.0, True, "single_source", 0.876),
+    ("Standard_ND96amsr_A100_v4", 8.0, 80.0, True, "agreed", 0.97),
+    ("Standard_ND96isr_H100_v5", 8.0, 80.0, True, "single_source", 0.876),
+    ("Standard_ND96isr_v5", 8.0, 80.0, True, "resolved", 0.811),
+    ("Standard_ND96asr_v4", 8.0, 40.0, False, "agreed", 0.97),
+    ("Standard_ND40rs_v2", 8.0, 32.0, False, "resolved", 0.865),
+    ("Standard_ND40s_v2", 8.0, 16.0, False, "resolved", 0.694),
 ]
+ANSWER = [s for s, _, _, big, _, _ in EIGHT_GPU_SIZES if big]
 
 
 def section(title: str) -> str:
@@ -83,11 +94,11 @@ def test_example_answers_the_question(run: Any, lib: str) -> None:
         assert size in printed
 
 
-def test_pandas_example_says_none_and_shows_the_dispute(run: Any) -> None:
+def test_pandas_example_names_the_answer_and_shows_the_dispute(run: Any) -> None:
     (code,) = [c for c in BLOCKS if library(c) == "pandas"]
     namespace, printed = run(code)
-    assert namespace["answer"].empty
-    assert "8 or more GPUs of 80 GiB or more: none" in printed
+    assert list(namespace["answer"]["size"]) == ANSWER
+    assert f"8 or more GPUs of 80 GiB or more: {', '.join(ANSWER)}" in printed
     disputed = namespace["disputed"]
     assert sorted(zip(disputed["value"], disputed["won"], disputed["kinds"], strict=True)) == [
         ("16", False, "third_party"),
@@ -106,9 +117,11 @@ def test_duckdb_example_lists_every_stated_gpu_memory(run: Any) -> None:
 def test_the_stated_answer_matches_the_data() -> None:
     """The prose under the examples states the values the examples print."""
     text = " ".join(section("Use the data").split())
-    assert "The answer, from the shipped documents: **none**." in text
-    assert "`Standard_ND96asr_v4` has 8 x A100 40 GiB (status `agreed`, confidence 0.99)" in text
-    assert "`Standard_ND40rs_v2` has 8 x V100 32 GiB (`resolved`, 0.866" in text
+    assert "The answer, from the shipped documents: **five sizes**." in text
+    assert len(ANSWER) == 5 and all(f"`{size}`" in text for size in ANSWER)
+    assert "`Standard_ND96amsr_A100_v4` (8 x A100 80 GiB, `agreed`, 0.97)" in text
+    assert "`Standard_ND96asr_v4` has 8 x A100 40 GiB (`agreed`, 0.97)" in text
+    assert "`Standard_ND40rs_v2` has 8 x V100 32 GiB (`resolved`, 0.865" in text
 
 
 def commands() -> dict[str, argparse.ArgumentParser]:

@@ -191,12 +191,13 @@ def test_long_sections_show_the_first_items_and_name_the_table_with_the_rest(
     monkeypatch.setattr("pipeline.report.SECTION_LIMIT", 5)
     page = render_report(frames)
     sizes = list(frames["vm_sizes"]["size"])
-    assert len(sizes) == 19 and len(frames["documents"]) == 25
+    n_sizes, n_documents = len(sizes), len(frames["documents"])
+    assert n_sizes > 5 and n_documents > 5
     assert f'data-size="{sizes[4]}"' in page and f'data-size="{sizes[5]}"' not in page
-    assert "Showing the first 5 of 19; every row is in vm_sizes.parquet and vm_sizes.csv." in text(page)
-    assert "Showing the first 5 of 25; every row is in documents.parquet and documents.csv." in text(page)
+    assert f"Showing the first 5 of {n_sizes}; every row is in vm_sizes.parquet and vm_sizes.csv." in text(page)
+    assert f"Showing the first 5 of {n_documents}; every row is in documents.parquet and documents.csv." in text(page)
     assert page.count('<article id="conflict-') == 5
-    assert counts(page)["sizes"] == 19 and counts(page)["documents"] == 25
+    assert counts(page)["sizes"] == n_sizes and counts(page)["documents"] == n_documents
 
 
 def test_an_attribute_only_sizes_past_the_limit_have_is_not_called_empty(
