@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import schema
+from pipeline.names import parse_size
 
 STATUSES = ("agreed", "single_source", "resolved", "unresolved", "unverified")
 SEVERITIES = ("error", "warning", "info")
@@ -57,7 +58,21 @@ LABELS = {
     "nvme_disk_size_gib": ("NVMe disk size", "GiB"),
     "cpu_model": ("CPU model", ""),
     "cpu_vendor": ("CPU vendor", ""),
+    "cpu_architecture": ("CPU architecture", ""),
     "lifecycle": ("Lifecycle", ""),
+    "retirement_date": ("Retirement", "date"),
+    "temp_disk_read_iops": ("Temp disk read", "IOPS"),
+    "temp_disk_read_mbps": ("Temp disk read", "MBps"),
+    "temp_disk_write_iops": ("Temp disk write", "IOPS"),
+    "temp_disk_write_mbps": ("Temp disk write", "MBps"),
+    "uncached_disk_burst_iops": ("Disk burst IOPS", "uncached"),
+    "uncached_disk_burst_mbps": ("Disk burst", "MBps uncached"),
+    "uncached_ultra_disk_iops": ("Ultra disk IOPS", "uncached"),
+    "uncached_ultra_disk_mbps": ("Ultra disk", "MBps uncached"),
+    "uncached_ultra_disk_burst_iops": ("Ultra disk burst IOPS", "uncached"),
+    "uncached_ultra_disk_burst_mbps": ("Ultra disk burst", "MBps uncached"),
+    "virtual_workstations": ("Virtual workstations", "users"),
+    "virtual_applications": ("Virtual applications", "users"),
     "premium_storage": ("Premium storage", ""),
     "infiniband": ("InfiniBand", ""),
     "nvlink": ("NVLink", ""),
@@ -78,15 +93,26 @@ SIZE_GROUPS = {
         "gpu_memory_total_gib",
         "cpu_model",
         "cpu_vendor",
+        "cpu_architecture",
     ),
     "Storage and network": (
         "temp_storage_gib",
         "temp_disk_count",
         "nvme_disk_count",
         "nvme_disk_size_gib",
+        "temp_disk_read_iops",
+        "temp_disk_read_mbps",
+        "temp_disk_write_iops",
+        "temp_disk_write_mbps",
         "max_data_disks",
         "uncached_disk_iops",
         "uncached_disk_mbps",
+        "uncached_disk_burst_iops",
+        "uncached_disk_burst_mbps",
+        "uncached_ultra_disk_iops",
+        "uncached_ultra_disk_mbps",
+        "uncached_ultra_disk_burst_iops",
+        "uncached_ultra_disk_burst_mbps",
         "max_nics",
         "network_bandwidth_mbps",
     ),
@@ -104,8 +130,21 @@ SIZE_GROUPS = {
 """The size columns in tables narrow enough to read without scrolling sideways; a column the
 schema gains later lands in a last table rather than disappearing."""
 
-ROW_HEAD_ATTRIBUTES = ("lifecycle",)
+ROW_HEAD_ATTRIBUTES = ("lifecycle", "retirement_date")
 """Shown under the size's name in every table: a retired size should not be missed."""
+
+RETIRED = frozenset({"retired"})
+"""Lifecycle values a row is shown as retired for (struck through, and hidden on request)."""
+
+
+def family(size: str) -> str:
+    """The family a size is filed under in the report: the N-series sub-family (NC, ND, NG,
+    NP, NV: NCC is an NC size), else the family letters of the name."""
+    name = parse_size(size)
+    if name is None:
+        return "other"
+    return name.family[:2] if name.family.startswith("N") else name.family
+
 
 _COUNT_UNITS = frozenset({"vCPU", "GPU", "disk", "NIC", "CPU", "VM", "document", "source", "claim", "line"})
 """Units that only repeat the heading ("vCPUs (vCPU)"), so the heading leaves them out."""
@@ -196,6 +235,9 @@ tbody tr:nth-child(even) td.rowhead { background: #fafbfc; }
 td.rowhead .name { font-weight: 650; }
 .pfx { font-weight: 400; color: var(--muted); }
 td.rowhead .sub { display: block; font-size: 12px; color: var(--muted); }
+tr.retired td.rowhead .name { text-decoration: line-through; color: var(--muted); }
+td.rowhead .retired-tag { font-weight: 700; letter-spacing: 0.04em; }
+.controls select { font: inherit; padding: 4px 8px; border: 1px solid var(--line); border-radius: 6px; }
 
 .conflict { border: 1px solid var(--line); border-left: 5px solid var(--resolved); border-radius: 6px;
   padding: 14px 18px; margin: 14px 0; background: var(--paper); break-inside: avoid; }
@@ -290,20 +332,37 @@ SCRIPT = """
       });
     });
   });
+  function refilter(scope) {
+    var box = scope.querySelector("input[data-filter]");
+    var fam = scope.querySelector("select[data-family]");
+    var gone = scope.querySelector("input[data-hide-retired]");
+    var q = box ? box.value.trim().toLowerCase() : "";
+    var f = fam ? fam.value : "";
+    var hideRetired = gone ? gone.checked : false;
+    var shown = scope.querySelector(".shown");
+    var items = scope.querySelectorAll("[data-item]");
+    var n = 0;
+    items.forEach(function (el) {
+      var hit = (q === "" || el.textContent.toLowerCase().indexOf(q) !== -1)
+        && (f === "" || el.getAttribute("data-family") === f)
+        && !(hideRetired && el.hasAttribute("data-retired"));
+      el.hidden = !hit;
+      if (hit) { n += 1; }
+    });
+    var all = q === "" && f === "" && !hideRetired;
+    if (shown) { shown.textContent = all ? "" : n + " of " + items.length + " shown"; }
+  }
   document.querySelectorAll("input[data-filter]").forEach(function (input) {
     var scope = document.getElementById(input.getAttribute("data-filter"));
-    var shown = scope.querySelector(".shown");
-    input.addEventListener("input", function () {
-      var q = input.value.trim().toLowerCase();
-      var items = scope.querySelectorAll("[data-item]");
-      var n = 0;
-      items.forEach(function (el) {
-        var hit = q === "" || el.textContent.toLowerCase().indexOf(q) !== -1;
-        el.hidden = !hit;
-        if (hit) { n += 1; }
-      });
-      if (shown) { shown.textContent = q === "" ? "" : n + " of " + items.length + " shown"; }
-    });
+    input.addEventListener("input", function () { refilter(scope); });
+  });
+  document.querySelectorAll("select[data-family]").forEach(function (select) {
+    var scope = document.getElementById(select.getAttribute("data-family"));
+    select.addEventListener("change", function () { refilter(scope); });
+  });
+  document.querySelectorAll("input[data-hide-retired]").forEach(function (box) {
+    var scope = document.getElementById(box.getAttribute("data-hide-retired"));
+    box.addEventListener("change", function () { refilter(scope); });
   });
 })();
 """
@@ -542,6 +601,11 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
     )
 
     shown, more = _limited(sizes, "vm_sizes")
+    families = Counter(family(str(r["size"])) for r in sizes if not _na(r.get("size")))
+    retired = sum(str(r.get("lifecycle")) in RETIRED for r in sizes)
+    options = f'<option value="">all families ({len(sizes)})</option>' + "".join(
+        f'<option value="{_e(f)}">{_e(f)} ({n})</option>' for f, n in sorted(families.items())
+    )
 
     def table(table_id: str, names: Sequence[str]) -> str:
         head = (
@@ -564,7 +628,10 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
                 f"{mark(row.get('status'), row.get('confidence'))}{link}{extra}</td>"
             ]
             cells += [_value_cell(size, a, row.get(a), facts.get((size, a)), columns[a]) for a in names]
-            body.append(f'<tr data-item data-size="{_e(size)}">{"".join(cells)}</tr>')
+            gone = ' class="retired" data-retired' if str(row.get("lifecycle")) in RETIRED else ""
+            body.append(
+                f'<tr data-item data-size="{_e(size)}" data-family="{_e(family(size))}"{gone}>{"".join(cells)}</tr>'
+            )
         return (
             f'<div class="scroll"><table id="{table_id}" class="sortable"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>"
@@ -577,7 +644,10 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
         "status and confidence are the weakest among its core values, "
         'the columns marked <span class="core">core</span>. Click a heading to sort.</p>'
         '<div class="controls"><label>Filter sizes <input type="search" data-filter="sizes" '
-        'placeholder="e.g. ND40 or A100"></label><span class="shown"></span></div>'
+        'placeholder="e.g. ND40 or A100"></label>'
+        f'<label>Family <select data-family="sizes">{options}</select></label>'
+        f'<label><input type="checkbox" data-hide-retired="sizes"> hide the {retired} retired sizes</label>'
+        '<span class="shown"></span></div>'
         + more
         + "".join(
             f'<h3 class="table-title">{_e(title)}</h3>{table(f"sizes-{i + 1}", names)}'
@@ -594,6 +664,8 @@ def _row_head_value(attr: str, value: Any, fact: Mapping[str, Any] | None) -> st
         return ""
     label = LABELS.get(attr, (attr.replace("_", " "), ""))[0].lower()
     marked = f" {mark(fact.get('status'), fact.get('confidence'))}" if fact else ""
+    if attr == "lifecycle" and str(value) in RETIRED:
+        return f'<span class="sub retired-tag" data-attribute="{_e(attr)}">RETIRED{marked}</span>'
     return f'<span class="sub" data-attribute="{_e(attr)}">{_e(label)}: <b>{_e(_display(value))}</b>{marked}</span>'
 
 

@@ -89,7 +89,7 @@ def test_summary_counts(page: str, frames: dict[str, pd.DataFrame]) -> None:
 def test_every_size_has_a_row_with_marked_values(page: str, frames: dict[str, pd.DataFrame]) -> None:
     for size in frames["vm_sizes"]["size"]:
         assert f'data-size="{size}"' in page
-    row = re.search(r'<tr data-item data-size="Standard_ND40rs_v2">.*?</tr>', page, flags=re.S)
+    row = re.search(r'<tr data-item data-size="Standard_ND40rs_v2"[^>]*>.*?</tr>', page, flags=re.S)
     assert row is not None
     cell = re.search(r'<td [^>]*data-attribute="gpu_memory_gib"[^>]*>.*?</td>', row.group(0), flags=re.S)
     assert cell is not None
@@ -100,6 +100,45 @@ def test_every_size_has_a_row_with_marked_values(page: str, frames: dict[str, pd
     assert "32" in shown
     assert str(fact["status"]).replace("_", " ") in shown
     assert f"{float(fact['confidence']):.2f}" in shown
+
+
+@pytest.mark.parametrize(
+    ("size", "family"),
+    [
+        pytest.param("Standard_NC24ads_A100_v4", "NC", id="NC"),
+        pytest.param("Standard_NCC40ads_H100_v5", "NC", id="NCC-is-an-NC-size"),
+        pytest.param("Standard_ND96isr_H100_v5", "ND", id="ND"),
+        pytest.param("Standard_NG8ads_V620_v1", "NG", id="NG"),
+        pytest.param("Standard_NV6", "NV", id="NV"),
+    ],
+)
+def test_each_size_row_is_filed_under_its_family(page: str, size: str, family: str) -> None:
+    rows = re.findall(rf'<tr data-item data-size="{re.escape(size)}"[^>]*>', page)
+    assert rows and all(f'data-family="{family}"' in row for row in rows)
+
+
+def test_the_family_filter_lists_each_family_with_its_count(page: str, frames: dict[str, pd.DataFrame]) -> None:
+    select = re.search(r'<select data-family="sizes">(.*?)</select>', page, flags=re.S)
+    assert select is not None
+    options = dict(re.findall(r'<option value="([^"]*)">[^<]*?\((\d+)\)</option>', select.group(1)))
+    families = frames["vm_sizes"]["size"].str.extract(r"^Standard_(N[A-Z])")[0].value_counts()
+    assert options.pop("") == str(len(frames["vm_sizes"]))
+    assert options == {f: str(n) for f, n in families.items()}
+    assert set(options) == {"NC", "ND", "NG", "NP", "NV"}
+
+
+def test_retired_sizes_are_shown_as_retired(page: str, frames: dict[str, pd.DataFrame]) -> None:
+    sizes = frames["vm_sizes"]
+    retired = set(sizes.loc[sizes["lifecycle"] == "retired", "size"])
+    # The NV-series retired on 2023-09-06 (nv-series.md:17); NVv3 retires on 2026-09-30, after the newest page.
+    assert {"Standard_NV6", "Standard_NC6", "Standard_ND6s"} <= retired and "Standard_NV12s_v3" not in retired
+    for size in sizes["size"]:
+        [row] = re.findall(rf'<tr data-item data-size="{re.escape(size)}"[^>]*>.*?</tr>', page, flags=re.S)[:1]
+        assert ('class="retired"' in row.split(">", 1)[0]) == (size in retired), size
+        assert ("RETIRED" in text(row)) == (size in retired), size
+    nv6 = re.search(r'<tr data-item data-size="Standard_NV6"[^>]*>.*?</tr>', page, flags=re.S)
+    assert nv6 is not None and "retirement: 2023-09-06" in text(nv6.group(0))
+    assert f"hide the {len(retired)} retired sizes" in text(page)
 
 
 def test_nd40rs_v2_gpu_memory_conflict(page: str, frames: dict[str, pd.DataFrame]) -> None:
