@@ -26,6 +26,7 @@ from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
+from pipeline.sync import LOCK_FILE
 from pipeline.write import (
     by_column,
     frame,
@@ -128,18 +129,25 @@ def _survey(sources: Path, settings: Settings) -> tuple[list[Input], list[Diagno
     return inputs, found, build_key(sources, inputs, found, settings)
 
 
+SIDE_INPUTS = (REGISTRY_FILE, LOCK_FILE)
+"""Files of the sources folder that are not documents but shape the tables: the source registry
+and the upstream lock (each document's commit and permalink)."""
+
+
 def build_key(sources: Path, inputs: Sequence[Input], found: Sequence[Diagnostic], settings: Settings) -> str:
     """One hash of everything a build's output depends on: each file's path and bytes, the
-    registry, what discovery reported, the settings that shape the data and the pipeline's code."""
+    registry and the upstream lock, what discovery reported, the settings that shape the data and
+    the pipeline's code."""
     digest = hashlib.sha256()
     shaping = replace(settings, workers=None, incremental=True, cache_dir=None)
     for part in (code_fingerprint(), repr(shaping), repr(sorted(found, key=repr))):
         digest.update(part.encode() + b"\0")
     for item in inputs:
         digest.update(f"{item.path}\0{item.sha256}\0{item.diagnostics!r}\0".encode())
-    registry = sources / REGISTRY_FILE
-    if registry.is_file():
-        digest.update(registry.read_bytes())
+    for name in SIDE_INPUTS:
+        if (sources / name).is_file():
+            data = (sources / name).read_bytes()
+            digest.update(f"{name}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
 
 
@@ -269,9 +277,9 @@ def manifest(sources: Path, result: BuildResult, documents: Any, folder: Path, k
 
     `documents` is the documents table (a DataFrame with `document` and `sha256`)."""
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
-    registry = sources / REGISTRY_FILE
-    if registry.is_file():
-        inputs[REGISTRY_FILE] = _sha256(registry)
+    for name in SIDE_INPUTS:
+        if (sources / name).is_file():
+            inputs[name] = _sha256(sources / name)
     outputs = {
         name: {
             "rows": rows,
