@@ -26,7 +26,7 @@ from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
-from pipeline.sync import LOCK_FILE
+from pipeline.sync import LOCK_FILE, Locked, permalinks
 from pipeline.write import (
     by_column,
     frame,
@@ -222,6 +222,9 @@ def compute(
     diagnostics.extend(_include_diagnostics(extractions, {d.path for d in documents}))
     entries, reg_diags = load_registry(sources) if sources.is_dir() else ([], [])
     diagnostics.extend(reg_diags)
+    upstream, lock_problem = permalinks(sources) if sources.is_dir() else ({}, None)
+    if lock_problem:
+        diagnostics.append(Diagnostic("error", "upstream-lock-invalid", LOCK_FILE, None, lock_problem))
     sources_by_doc: dict[str, Source] = {}
     for d in documents:
         src, diag = classify(d, entries)
@@ -249,7 +252,7 @@ def compute(
         memo.save()
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics)
+    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, upstream)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -368,6 +371,7 @@ def _frames(
     rec: Reconciled,
     sources: dict[str, Source],
     diagnostics: Sequence[Diagnostic],
+    upstream: Mapping[str, Locked],
 ) -> dict[str, Any]:
     cols = schema.tables()
     per_doc = Counter(c.document for c in claims)
@@ -392,6 +396,7 @@ def _frames(
             "subject": subjects.get(d.path),
             "lines": d.text.count("\n") + 1,
             "claims": per_doc.get(d.path, 0),
+            **_provenance(upstream.get(d.path)),
         }
         for d in documents
     ]
@@ -404,6 +409,7 @@ def _frames(
     conflict_cols = _columns(conflicts, Conflict, cols["conflicts"])
     conflict_cols["claims"] = [" ".join(c.claims) for c in conflicts]
     conflict_cols["documents"] = ["; ".join(c.documents) for c in conflicts]
+    conflict_cols["links"] = [_links(c.documents, upstream) for c in conflicts]
     conflict_cols["kinds"] = [", ".join(c.kinds) for c in conflicts]
     conflict_cols["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
     conflict_cols["note"] = [c.note or None for c in conflicts]
@@ -417,6 +423,23 @@ def _frames(
         "conflicts": frame(conflict_cols, cols["conflicts"]),
         "diagnostics": frame(_columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"]),
     }
+
+
+def _provenance(locked: Locked | None) -> dict[str, str | None]:
+    """The documents table's upstream columns for a document upstream.lock lists (else empty)."""
+    if locked is None:
+        return dict.fromkeys(("repository", "commit", "upstream_path", "url"))
+    return {"repository": locked.repository, "commit": locked.commit, "upstream_path": locked.path, "url": locked.url}
+
+
+def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
+    """The permalink to the line of each `document:line` whose document has one, joined with '; '."""
+    links = []
+    for ref in refs:
+        document, _, line = ref.rpartition(":")
+        if document in upstream:
+            links.append(f"{upstream[document].url}#L{line}")
+    return "; ".join(links) or None
 
 
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
