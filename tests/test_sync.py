@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pipeline.cli import main
 from pipeline.sync import (
@@ -569,3 +570,74 @@ def test_a_sync_killed_between_the_two_renames_is_put_back_by_the_next_one(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.endswith(": up to date (3 files)\n")
     assert tree(synced) == before
+
+
+# ------------------------------------------------------------------------------ the scheduled CI job, end to end
+
+
+WORKFLOW = ROOT / ".github/workflows/upstream.yml"
+
+
+def test_the_scheduled_workflow_clones_each_repository_sparsely_syncs_builds_and_reports_drift() -> None:
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert set(triggers) == {"schedule", "workflow_dispatch"}
+    assert triggers["schedule"][0]["cron"].split()[2:] == ["*", "*", "1"], "weekly"
+    run = "\n".join(step.get("run", "") for job in workflow["jobs"].values() for step in job["steps"])
+    repos = load_upstream(SOURCES)
+    assert not isinstance(repos, Failed)
+    for r in repos:
+        clone = f'"$RUNNER_TEMP/{r.short_name}"'
+        assert f"git clone --filter=blob:none --sparse {r.url} {clone}" in run
+        assert f"git -C {clone} sparse-checkout set {' '.join(r.folders())}\n" in run
+        assert f"python -m pipeline sync --from {clone}\n" in run
+    assert "make build" in run
+    assert "python -m pipeline drift --format markdown" in run and "$GITHUB_STEP_SUMMARY" in run
+
+
+def ci_clone(repo: Path, into: Path) -> Path:
+    """What the workflow does: a clone without blobs, checked out only in the folders synced."""
+    clone = into / repo.name
+    subprocess.run(["git", "clone", "-q", "--filter=blob:none", "--sparse", f"file://{repo}", str(clone)], check=True)
+    repos = load_upstream(SOURCES)
+    assert not isinstance(repos, Failed)
+    [folders] = [r.folders() for r in repos if r.short_name == repo.name]
+    git(clone, "sparse-checkout", "set", *folders)
+    return clone
+
+
+def test_upstream_drift_fails_the_job_and_names_the_value_and_the_commit(
+    tmp_path: Path, upstream: tuple[Path, str, str]
+) -> None:
+    repo, ndv2, _ = upstream
+    sources = fresh_sources(tmp_path)
+    committed = tmp_path / "output"
+    assert sync(ci_clone(repo, tmp_path / "week1"), sources).returncode == 0
+    assert pipeline("build", "--sources", str(sources), "--out", str(committed)).returncode == 0
+    assert pipeline("drift", "--sources", str(sources), "--against", str(committed)).returncode == 0
+
+    new = commit(repo, {NDV2_PAGE: edit(page(NDV2_PAGE), NDV2_ROW, "| Standard_ND40rs_v2 | 40 | 700 |")}, "700")
+    proc = sync(ci_clone(repo, tmp_path / "week2"), sources)
+    assert f"  changed  {doc(NDV2_PAGE)}  {ndv2[:7]} -> {new[:7]}" in proc.stdout.splitlines()
+    drift = pipeline("drift", "--sources", str(sources), "--against", str(committed))
+    assert drift.returncode == 1, drift.stderr
+    moved = f"commit {ndv2[:7]} -> {new[:7]}"
+    claim = next(line for line in drift.stdout.splitlines() if "Standard_ND40rs_v2 memory_gib: 672 -> 700" in line)
+    assert f"[{doc(NDV2_PAGE)}:{NDV2_ROW_LINE}, {moved}]" in claim
+    fact = next(line for line in drift.stdout.splitlines() if "memory_gib: 672 GiB -> 700 GiB" in line)
+    assert fact.startswith("  changed     Standard_ND40rs_v2 memory_gib") and moved in fact
+    document = next(line for line in drift.stdout.splitlines() if line.startswith(f"  changed     {doc(NDV2_PAGE)}:"))
+    assert moved in document
+    markdown = pipeline("drift", "--sources", str(sources), "--against", str(committed), "--format", "markdown")
+    assert markdown.returncode == 1
+    row = "| changed | Standard\\_ND40rs\\_v2 memory\\_gib | 672 | 700 | "
+    escaped = moved.replace(">", "&gt;")  # Markdown shows it as >; no document text becomes markup
+    assert any(line.startswith(row) and escaped in line for line in markdown.stdout.splitlines())
+
+    gone = commit(repo, {ND_PAGE: None}, "ND retired")
+    proc = sync(ci_clone(repo, tmp_path / "week3"), sources)
+    assert f"  removed  {doc(ND_PAGE)}  {upstream[2][:7]} -> none" in proc.stdout.splitlines()
+    assert proc.stdout.startswith(f"{COMPUTE} at {gone[:7]} (HEAD): 1 removed\n")
+    assert not (sources / doc(ND_PAGE)).exists()
+    drift = pipeline("drift", "--sources", str(sources), "--against", str(committed))
+    assert f"  removed     {doc(ND_PAGE)}: " in drift.stdout
