@@ -29,6 +29,7 @@ from pipeline.read import Limits
 from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention
 from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
+from pipeline.sync import LOCK_FILE, Locked, permalinks
 from pipeline.write import (
     by_column,
     frame,
@@ -131,18 +132,25 @@ def _survey(sources: Path, settings: Settings) -> tuple[list[Input], list[Diagno
     return inputs, found, build_key(sources, inputs, found, settings)
 
 
+SIDE_INPUTS = (REGISTRY_FILE, LOCK_FILE)
+"""Files of the sources folder that are not documents but shape the tables: the source registry
+and the upstream lock (each document's commit and permalink)."""
+
+
 def build_key(sources: Path, inputs: Sequence[Input], found: Sequence[Diagnostic], settings: Settings) -> str:
     """One hash of everything a build's output depends on: each file's path and bytes, the
-    registry, what discovery reported, the settings that shape the data and the pipeline's code."""
+    registry and the upstream lock, what discovery reported, the settings that shape the data and
+    the pipeline's code."""
     digest = hashlib.sha256()
     shaping = replace(settings, workers=None, incremental=True, cache_dir=None)
     for part in (code_fingerprint(), repr(shaping), repr(sorted(found, key=repr))):
         digest.update(part.encode() + b"\0")
     for item in inputs:
         digest.update(f"{item.path}\0{item.sha256}\0{item.diagnostics!r}\0".encode())
-    registry = sources / REGISTRY_FILE
-    if registry.is_file():
-        digest.update(registry.read_bytes())
+    for name in SIDE_INPUTS:
+        if (sources / name).is_file():
+            data = (sources / name).read_bytes()
+            digest.update(f"{name}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
 
 
@@ -217,6 +225,9 @@ def compute(
     diagnostics.extend(_include_diagnostics(extractions, {d.path for d in documents}))
     entries, reg_diags = load_registry(sources) if sources.is_dir() else ([], [])
     diagnostics.extend(reg_diags)
+    upstream, lock_problem = permalinks(sources) if sources.is_dir() else ({}, None)
+    if lock_problem:
+        diagnostics.append(Diagnostic("error", "upstream-lock-invalid", LOCK_FILE, None, lock_problem))
     sources_by_doc: dict[str, Source] = {}
     for d in documents:
         src, diag = classify(d, entries)
@@ -249,7 +260,7 @@ def compute(
     sizes = _vm_size_rows(claims, rec)
     diagnostics.extend(_not_built(norm.mentions, {row["size"] for row in sizes}))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes)
+    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -387,9 +398,9 @@ def manifest(sources: Path, result: BuildResult, documents: Any, folder: Path, k
 
     `documents` is the documents table (a DataFrame with `document` and `sha256`)."""
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
-    registry = sources / REGISTRY_FILE
-    if registry.is_file():
-        inputs[REGISTRY_FILE] = _sha256(registry)
+    for name in SIDE_INPUTS:
+        if (sources / name).is_file():
+            inputs[name] = _sha256(sources / name)
     outputs = {
         name: {
             "rows": rows,
@@ -479,6 +490,7 @@ def _frames(
     sources: dict[str, Source],
     diagnostics: Sequence[Diagnostic],
     sizes: Sequence[Mapping[str, Any]],
+    upstream: Mapping[str, Locked],
 ) -> dict[str, Any]:
     cols = schema.tables()
     per_doc = Counter(c.document for c in claims)
@@ -504,6 +516,7 @@ def _frames(
             "copy_of": sources[d.path].copy_of,
             "lines": d.text.count("\n") + 1,
             "claims": per_doc.get(d.path, 0),
+            **_provenance(upstream.get(d.path)),
         }
         for d in documents
     ]
@@ -516,6 +529,7 @@ def _frames(
     conflict_cols = _columns(conflicts, Conflict, cols["conflicts"])
     conflict_cols["claims"] = [" ".join(c.claims) for c in conflicts]
     conflict_cols["documents"] = ["; ".join(c.documents) for c in conflicts]
+    conflict_cols["links"] = [_links(c.documents, upstream) for c in conflicts]
     conflict_cols["kinds"] = [", ".join(c.kinds) for c in conflicts]
     conflict_cols["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
     conflict_cols["note"] = [c.note or None for c in conflicts]
@@ -529,6 +543,23 @@ def _frames(
         "conflicts": frame(conflict_cols, cols["conflicts"]),
         "diagnostics": frame(_columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"]),
     }
+
+
+def _provenance(locked: Locked | None) -> dict[str, str | None]:
+    """The documents table's upstream columns for a document upstream.lock lists (else empty)."""
+    if locked is None:
+        return dict.fromkeys(("repository", "commit", "upstream_path", "url"))
+    return {"repository": locked.repository, "commit": locked.commit, "upstream_path": locked.path, "url": locked.url}
+
+
+def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
+    """The permalink to the line of each `document:line` whose document has one, joined with '; '."""
+    links = []
+    for ref in refs:
+        document, _, line = ref.rpartition(":")
+        if document in upstream:
+            links.append(f"{upstream[document].url}#L{line}")
+    return "; ".join(links) or None
 
 
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")

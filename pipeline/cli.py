@@ -1,4 +1,4 @@
-"""The thin command line over `build`, `drift` and `explain`.
+"""The thin command line over `build`, `drift`, `explain` and `sync`.
 
 Stage modules are imported inside each command so that `--help` answers at once.
 """
@@ -20,11 +20,13 @@ EPILOG = """commands:
            datapackage.json to output/
   explain  show every claim behind a size's value, the checks applied and why the value was chosen
   drift    build sources/ into a temporary folder and compare it with the committed output/
+  sync     take the Learn pages that sources/upstream.toml names from a docs repository
 
 example:
   python -m pipeline build --sources sources --out output
   python -m pipeline explain ND40rs_v2 gpu_memory_gib
   python -m pipeline drift --format markdown
+  python -m pipeline sync --from ../azure-compute-docs
 
 'python -m pipeline COMMAND --help' describes each command."""
 
@@ -152,6 +154,37 @@ def cmd_drift(args: argparse.Namespace) -> int:
     return 1 if report.differs else 0
 
 
+EPILOG_SYNC = """--from is a git URL or a local clone; its last path component (azure-compute-docs,
+azure-docs) says which repository of upstream.toml it is. The files matching that repository's
+globs at --ref are written below --sources at their repository paths, files gone upstream are
+removed, and upstream.lock records each file's last commit and SHA-256. The new sources folder is
+swapped in only when complete: a sync that fails or is interrupted changes nothing. It runs the
+git command line; a shallow clone must reach back to each file's last commit (a clone made with
+--filter=blob:none and no --depth always does). Exit 2 with one line on stderr when it cannot sync.
+
+example:
+  git clone --filter=blob:none --sparse https://github.com/MicrosoftDocs/azure-compute-docs.git
+  git -C azure-compute-docs sparse-checkout set articles/virtual-machines/sizes
+  python -m pipeline sync --from azure-compute-docs
+  python -m pipeline sync --from https://github.com/MicrosoftDocs/azure-docs.git --ref main"""
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from pipeline.sync import LOCK_FILE, Failed, sync
+
+    try:
+        result = sync(args.repo, Path(args.sources), args.ref)
+    except OSError as exc:
+        result = Failed(f"sync failed ({exc}); {args.sources}/ was left as it was")
+    if isinstance(result, Failed):
+        print(f"error: {result.message}", file=sys.stderr)
+        return 2
+    print(result.summary(), end="")
+    if result.changes:
+        print(f"wrote {args.sources}/ and {args.sources}/{LOCK_FILE}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pipeline",
@@ -213,6 +246,18 @@ def parser() -> argparse.ArgumentParser:
         "these documents, settings, code and libraries",
     )
     d.set_defaults(func=cmd_drift)
+    s = sub.add_parser(
+        "sync",
+        help="take the upstream documentation files into sources/ and record their commits",
+        description="Copy the files sources/upstream.toml names from a docs repository at a commit into "
+        "--sources, remove those gone upstream, update sources/upstream.lock and print what changed.",
+        epilog=EPILOG_SYNC,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    s.add_argument("--from", dest="repo", required=True, metavar="REPO", help="git URL or local clone to take from")
+    s.add_argument("--ref", default=None, help="branch, tag or commit to take (default: the clone's HEAD)")
+    s.add_argument("--sources", default="sources", help="folder of documents (default: sources)")
+    s.set_defaults(func=cmd_sync)
     return p
 
 

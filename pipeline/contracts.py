@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -61,6 +62,14 @@ def _string_dtype(series: pd.Series) -> bool:
     return isinstance(series.dtype, pd.StringDtype)
 
 
+PERMALINK = r"https://github\.com/[^/\s]+/[^/\s]+/blob/[0-9a-f]{40}/\S.*"
+"""A GitHub permalink: the file at one commit (40 hex digits), never at a branch that moves."""
+
+
+def _permalinks_to_lines(value: Any) -> bool:
+    return isinstance(value, str) and all(re.fullmatch(PERMALINK + r"#L[1-9]\d*", v) for v in value.split("; "))
+
+
 PROBABILITY = _between(0, 1)
 LINE = _at_least(1)
 COUNT = _at_least(0)
@@ -72,6 +81,10 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
         "trust": [PROBABILITY],
         "lines": [LINE],
         "claims": [COUNT],
+        "commit": [pa.Check.str_matches(r"^[0-9a-f]{40}$", error="must be 40 lowercase hex digits")],
+        "url": [
+            pa.Check.str_matches(f"^{PERMALINK}$", error="must start with https://github.com/ and name a 40-hex commit")
+        ],
     },
     "claims": {
         "line": [LINE],
@@ -99,6 +112,7 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
     },
     "conflicts": {
         "kinds": [_each(_kinds_listed, f"must list only {', '.join(CLAIM_KINDS)}, joined with ', '")],
+        "links": [_each(_permalinks_to_lines, "must be GitHub permalinks ending in #L<line>, joined with '; '")],
     },
     "diagnostics": {
         "severity": [_one_of(SEVERITIES)],

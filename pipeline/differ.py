@@ -4,13 +4,17 @@ Reads only what the write stage wrote. Tables are compared by content (pyarrow t
 not file bytes: Parquet bytes carry library versions), and the differences are reported
 the way a maintainer thinks about them: documents, sizes, series, facts, conflicts,
 diagnostics and the schema itself.
+
+When a document's upstream commit moved between the two builds (a sync took a newer version
+of the page), every change that document is behind names the move, `old -> new` in short
+commits, so a reviewer can open the upstream commit that made the value drift.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.schema import tables
+from pipeline.sync import short
 
 SECTIONS = ("schema", "documents", "sizes", "series", "facts", "claims", "conflicts", "diagnostics", "tables")
 CONFIDENCE_STEP = 0.0005
@@ -35,6 +40,8 @@ class Change:
     new: str | None = None
     where: str | None = None
     detail: str | None = None
+    commit: str | None = None
+    """`old -> new` (short commits) of the upstream document(s) behind the change, when they moved."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +87,8 @@ def drift(old: Path, new: Path) -> DriftReport:
     raw = {name: (_read(old, name), _read(new, name)) for name in tables()}
     changes.extend(_schema(raw))
     frames = {name: (_frame(a, name), _frame(b, name)) for name, (a, b) in raw.items()}
-    changes.extend(_documents(*frames["documents"]))
+    moved = _moved(*frames["documents"])
+    changes.extend(_documents(*frames["documents"], moved))
     changes.extend(_entities(*frames["facts"]))
     changes.extend(_facts(*frames["facts"]))
     changes.extend(_claims(*frames["claims"]))
@@ -88,14 +96,53 @@ def drift(old: Path, new: Path) -> DriftReport:
     changes.extend(_diagnostics(*frames["diagnostics"]))
     explained = {c.section for c in changes}
     for name, (a, b) in raw.items():
-        same = a is not None and b is not None and a.equals(b, check_metadata=False)
+        same = a is not None and b is not None and _content(a, name).equals(_content(b, name), check_metadata=False)
         if not same and name not in explained and not (name == "vm_sizes" and {"facts", "sizes"} & explained):
             rows_a = 0 if a is None else a.num_rows
             rows_b = 0 if b is None else b.num_rows
             changes.append(
                 Change("tables", "changed", name, f"{rows_a} rows", f"{rows_b} rows", detail="content differs")
             )
-    return DriftReport(tuple(changes), str(old), str(new))
+    return DriftReport(tuple(_naming_commits(c, moved) for c in changes), str(old), str(new))
+
+
+DERIVED = {"conflicts": ("links",)}
+"""Columns made from other tables' columns: the permalinks to lines come from the documents'
+permalinks, whose moves the documents section reports."""
+
+
+def _content(table: pa.Table, name: str) -> pa.Table:
+    return table.drop_columns([c for c in DERIVED.get(name, ()) if c in table.column_names])
+
+
+def _moved(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, str]:
+    """Documents whose upstream commit differs between the two builds: `old -> new`, short."""
+
+    def commits(df: pd.DataFrame) -> dict[str, str | None]:
+        if df.empty or "commit" not in df.columns:
+            return {}
+        return {str(d): _s(c) for d, c in zip(df["document"], df["commit"], strict=True)}
+
+    old, new = commits(a), commits(b)
+    return {
+        doc: f"{short(old.get(doc))} -> {short(new.get(doc))}"
+        for doc in sorted(old.keys() | new.keys())
+        if old.get(doc) != new.get(doc)
+    }
+
+
+def _naming_commits(change: Change, moved: dict[str, str]) -> Change:
+    """`change` with the commit moves of the documents behind it (its key for a document, else
+    the documents its `where` names)."""
+    behind = [change.key] if change.section == "documents" else [_document(r) for r in (change.where or "").split("; ")]
+    commits = "; ".join(dict.fromkeys(moved[d] for d in behind if d in moved))
+    return replace(change, commit=commits) if commits else change
+
+
+def _document(where: str) -> str:
+    """The document of a `document:line` (or of a bare document)."""
+    document, _, line = where.rpartition(":")
+    return document if document and line.isdigit() else where
 
 
 def _schema(raw: dict[str, tuple[pa.Table | None, pa.Table | None]]) -> list[Change]:
@@ -134,7 +181,7 @@ def _keyed(df: pd.DataFrame, key: Iterable[str]) -> dict[tuple[Any, ...], dict[s
     return {tuple(r[c] for c in cols): {str(k): v for k, v in r.items()} for r in df.to_dict("records")}
 
 
-def _documents(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
+def _documents(a: pd.DataFrame, b: pd.DataFrame, moved: dict[str, str]) -> list[Change]:
     old, new = _keyed(a, ["document"]), _keyed(b, ["document"])
     out = []
     for (doc,) in sorted(set(new) - set(old)):
@@ -152,7 +199,7 @@ def _documents(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
         out.append(Change("documents", "removed", doc, _s(old[(doc,)]["sha256"])[:12], None))  # type: ignore[index]
     for (doc,) in sorted(set(old) & set(new)):
         o, n = old[(doc,)], new[(doc,)]
-        if o["sha256"] != n["sha256"] or _s(o["as_of"]) != _s(n["as_of"]):
+        if o["sha256"] != n["sha256"] or _s(o["as_of"]) != _s(n["as_of"]) or doc in moved:
             if _s(o["as_of"]) != _s(n["as_of"]):
                 detail = f"as_of {_s(o['as_of']) or 'none'} -> {_s(n['as_of']) or 'none'}"
             else:
@@ -382,12 +429,17 @@ def render_text(report: DriftReport, limit: int = 200) -> str:
         lines.append(f"\n{section} ({len(items)})")
         for c in items[:limit]:
             arrow = f"{c.old or '-'} -> {c.new or '-'}" if c.kind == "changed" else (c.new or c.old or "")
-            where = f"  [{c.where}]" if c.where else ""
+            where = f"  [{_place(c)}]" if _place(c) else ""
             detail = f"  ({c.detail})" if c.detail else ""
             lines.append(f"  {c.kind:<11} {c.key}: {arrow}{where}{detail}".rstrip())
         if len(items) > limit:
             lines.append(f"  ... {len(items) - limit} more")
     return "\n".join(lines) + "\n"
+
+
+def _place(c: Change) -> str | None:
+    """Where the change stands and, when its upstream document moved, the commits."""
+    return ", ".join(p for p in (c.where, c.commit and f"commit {c.commit}") if p) or None
 
 
 def _md(text: str | None) -> str:
@@ -419,7 +471,7 @@ def render_markdown(report: DriftReport, limit: int = 200) -> str:
         ]
         for c in items[:limit]:
             lines.append(
-                f"| {c.kind} | {_md(c.key)} | {_md(c.old)} | {_md(c.new)} | {_md(c.where)} | {_md(c.detail)} |"
+                f"| {c.kind} | {_md(c.key)} | {_md(c.old)} | {_md(c.new)} | {_md(_place(c))} | {_md(c.detail)} |"
             )
         if len(items) > limit:
             lines.append(f"| ... | {len(items) - limit} more | | | | |")

@@ -43,12 +43,22 @@ def _entity(facts: pd.DataFrame, name: str) -> str:
     raise NotFound(f"{name!r} is not a size or series in the dataset{hint}")
 
 
+def _permalinks(out: Path) -> dict[str, str]:
+    """Each document's permalink, for the documents that have one (upstream.lock lists them)."""
+    documents = pd.read_parquet(out / "documents.parquet")
+    if "url" not in documents.columns:  # built before documents had permalinks
+        return {}
+    linked = documents[documents["url"].notna()]
+    return dict(zip(linked["document"], linked["url"], strict=True))
+
+
 def explain(entity: str, attribute: str | None = None, out: Path = Path("output")) -> str:
     """A readable account of the value(s) of one entity, built from the output tables."""
     facts = pd.read_parquet(out / "facts.parquet")
     claims = pd.read_parquet(out / "claims.parquet").set_index("claim_id")
     conflicts = pd.read_parquet(out / "conflicts.parquet")
     sizes = pd.read_parquet(out / "vm_sizes.parquet").set_index("size")
+    urls = _permalinks(out)
     name = _entity(facts, entity)
     mine = facts[facts["entity"] == name].sort_values("attribute")
     if attribute is not None:
@@ -86,6 +96,9 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
             where = f"{c['document']}:{c['line']}"
             via = f" (series {c['entity']})" if c["entity"] != name else ""
             lines.append(f"   {sign} {c['value']}{cu}  {where}{via}  [{c['method']}]  {str(c['raw_text'])[:80]!r}")
+            url = urls.get(str(c["document"]))
+            if url:
+                lines.append(f"       upstream: {url}#L{c['line']}")
             if pd.notna(c["interpretation"]):
                 lines.append(f"       read as: {c['interpretation']}")
             if pd.notna(c["checks_failed"]):

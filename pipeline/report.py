@@ -712,13 +712,16 @@ def _split(text: Any, sep: str) -> list[str]:
     return [] if _na(text) else [p.strip() for p in str(text).split(sep) if p.strip()]
 
 
-def _where(document: Any, line: Any) -> str:
-    """A document path with its folder dimmed, so the file name stands out in long paths."""
+def _where(document: Any, line: Any, url: Any = None) -> str:
+    """A document path with its folder dimmed, so the file name stands out in long paths; a link
+    to the line upstream when the document has a permalink (`url`)."""
     path = "" if _na(document) else str(document)
     folder, _, name = path.rpartition("/")
     folder_html = f'<span class="dir">{_e(folder)}/</span>' if folder else ""
     line_html = f'<span class="line">:{_e(line)}</span>' if not _na(line) else ""
-    return f'<span class="where mono">{folder_html}<b>{_e(name)}</b>{line_html}</span>'
+    link = "" if _na(url) else f' href="{_e(f"{url}#L{line}" if not _na(line) else url)}"'
+    tag = "a" if link else "span"
+    return f'<{tag} class="where mono"{link}>{folder_html}<b>{_e(name)}</b>{line_html}</{tag}>'
 
 
 def _anchor(entity: str, attribute: str, taken: set[str]) -> str:
@@ -837,13 +840,14 @@ def _conflict_value(
                 meta.append(f"“{_e(doc['title'])}”")
             raw = f"<q>{_e(c.get('raw_text'))}</q>" if not _na(c.get("raw_text")) else ""
             sources.append(
-                f'<li data-claim="{_e(c.get("claim_id"))}">{_where(c.get("document"), c.get("line"))}'
+                f'<li data-claim="{_e(c.get("claim_id"))}">{_where(c.get("document"), c.get("line"), doc.get("url"))}'
                 f'<span class="meta">{" · ".join(m for m in meta if m)}</span>{raw}</li>'
             )
     else:  # the claims table is not at hand: fall back on the document:line list of the conflict row
         for ref in _split(row.get("documents"), ";"):
             path, _, line = ref.rpartition(":")
-            sources.append(f"<li>{_where(path or ref, line if path else None)}</li>")
+            url = docs.get(path or ref, {}).get("url")
+            sources.append(f"<li>{_where(path or ref, line if path else None, url)}</li>")
     return (
         f'<div class="value {"won" if won else "lost"}" data-value="{_e(row.get("value"))}">'
         f'<div class="head"><span class="big">{_with_unit(row)}</span>{tags}</div>'

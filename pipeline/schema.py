@@ -51,6 +51,15 @@ DOCUMENTS = (
     ),
     _c("lines", "int", "Number of lines in the file.", "line"),
     _c("claims", "int", "Number of claims taken from the document.", "claim"),
+    _c("repository", "string", "GitHub repository the file is a copy of (owner/name), from sources/upstream.lock."),
+    _c("commit", "string", "Last commit (40 hex digits) that changed the file upstream, from sources/upstream.lock."),
+    _c("upstream_path", "string", "Path of the file in `repository`."),
+    _c(
+        "url",
+        "string",
+        "Permalink to the file at `commit` (https://github.com/<repository>/blob/<commit>/<upstream_path>); "
+        "append #L<line> for a line.",
+    ),
 )
 
 CLAIMS = (
@@ -123,6 +132,7 @@ CONFLICTS = (
     _c("superseded", "bool", "True when a newer document of the same tier replaced this value."),
     _c("claims", "string", "claim_id of the claims stating this value, joined with ' '."),
     _c("documents", "string", "document:line of each claim stating this value, joined with '; '."),
+    _c("links", "string", "Permalink to the line (url#L<line>) of each of `documents` that has one, joined with '; '."),
     _c("kinds", "string", "Source tiers stating this value, joined with ', '."),
     _c("newest", "date", "Newest document date behind this value."),
     _c("checks_failed", "string", "Consistency checks this value fails, joined with '; '."),

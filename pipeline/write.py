@@ -199,10 +199,11 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def swap_in(stage: Path, out: Path) -> None:
     """Replace `out` by `stage` so that a reader, or a kill at any moment, finds either the
-    complete old folder or the complete new one."""
-    for f in stage.iterdir():
-        with open(f, "rb") as fh:
-            os.fsync(fh.fileno())
+    complete old folder or the complete new one. `stage` may hold folders (a sources folder does)."""
+    for f in stage.rglob("*"):
+        if f.is_file() and not f.is_symlink():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
     if out.exists() and _exchange(stage, out):
         shutil.rmtree(stage, ignore_errors=True)
         return

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -83,6 +84,77 @@ def test_documents_table_records_metadata(shipped_output: Path) -> None:
     assert pd.isna(docs.loc["seeds/thirdparty-azure-ng-series.txt"].title)
 
 
+# --------------------------------------------------------------------------- upstream provenance
+
+NDV2_PAGE = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/ndv2-series.md"
+PROVENANCE = ["repository", "commit", "upstream_path", "url"]
+
+
+def test_every_learn_document_carries_a_permalink_to_the_commit_it_was_taken_at(shipped_output: Path) -> None:
+    docs = pd.read_parquet(shipped_output / "documents.parquet")
+    learn = docs[docs["document"].str.startswith("azure-docs/")]
+    assert len(learn) == 79
+    permalink = r"https://github\.com/MicrosoftDocs/azure(?:-compute)?-docs/blob/[0-9a-f]{40}/\S+"
+    assert learn["url"].str.fullmatch(permalink).fillna(False).mean() == 1.0  # 100% of the Learn documents
+    for row in learn.itertuples():
+        assert row.url == f"https://github.com/{row.repository}/blob/{row.commit}/{row.upstream_path}"
+        assert row.document.endswith(f"/{row.upstream_path}")
+    seeds = docs[docs["document"].str.startswith("seeds/")]
+    assert len(seeds) == 5 and seeds[PROVENANCE].isna().all().all()
+
+
+def test_each_competing_value_links_to_its_lines_upstream(shipped_output: Path) -> None:
+    conflicts = pd.read_parquet(shipped_output / "conflicts.parquet")
+    dispute = conflicts[(conflicts["entity"] == "Standard_ND40rs_v2") & (conflicts["attribute"] == "gpu_memory_gib")]
+    links = dict(zip(dispute["value"], dispute["links"], strict=True))
+    page = (
+        "https://github.com/MicrosoftDocs/azure-docs/blob/00e046fdd31b252b88de7f61be9023afc3dd5b31/"
+        "articles/virtual-machines/ndv2-series.md"
+    )
+    assert links["32"] == f"{page}#L16; {page}#L41"  # the two seed lines behind 32 have no upstream
+    assert pd.isna(links["16"])  # stated by a third-party page only
+
+
+def one_learn_page(tmp_path: Path, commit: str) -> Path:
+    """Sources of one Learn page, locked at `commit`."""
+    from pipeline.sync import LOCK_FILE, lock_text, read_lock
+
+    root = Path(__file__).resolve().parent.parent / "sources"
+    sources = tmp_path / "sources"
+    (sources / NDV2_PAGE).parent.mkdir(parents=True)
+    shutil.copyfile(root / NDV2_PAGE, sources / NDV2_PAGE)
+    locked = read_lock(root)
+    assert isinstance(locked, tuple)
+    [entry] = [replace(f, commit=commit) for f in locked if f.document == NDV2_PAGE]
+    (sources / LOCK_FILE).write_text(lock_text([entry]), encoding="utf-8")
+    return sources
+
+
+def test_the_upstream_lock_is_an_input_of_the_build(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    sources = one_learn_page(tmp_path, "1" * 40)
+    build(sources, out)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    lock_sha = hashlib.sha256((sources / "upstream.lock").read_bytes()).hexdigest()
+    assert manifest["inputs"]["upstream.lock"] == lock_sha
+    one_learn_page(tmp_path / "next", "2" * 40).joinpath("upstream.lock").replace(sources / "upstream.lock")
+    result = build(sources, out)
+    assert not result.up_to_date, "a new commit in the lock is a new build"
+    [commit] = pd.read_parquet(out / "documents.parquet")["commit"]
+    assert commit == "2" * 40
+
+
+def test_an_unreadable_lock_is_an_error_of_the_build_not_its_end(tmp_path: Path) -> None:
+    sources = one_learn_page(tmp_path, "1" * 40)
+    (sources / "upstream.lock").write_text("[[file]\n", encoding="utf-8")
+    result, frames = builder.compute(sources)
+    [problem] = [d for d in result.diagnostics if d.code == "upstream-lock-invalid"]
+    assert (problem.severity, problem.document) == ("error", "upstream.lock")
+    assert "upstream.lock is not valid TOML: " in problem.message
+    assert frames["documents"][PROVENANCE].isna().all().all()
+    assert result.tables["claims"] > 0
+
+
 def test_missing_include_targets_are_reported_not_fatal(shipped: BuildResult) -> None:
     missing = [d for d in shipped.diagnostics if d.code == "include-missing"]
     assert any(d.document.endswith("gpu-accelerated/nd-series.md") and d.line == 19 for d in missing)
@@ -141,7 +213,7 @@ def test_build_writes_the_report_and_the_data_dictionary(shipped_output: Path) -
     page = (shipped_output / "report.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>")
     assert 'data-entity="Standard_ND40rs_v2" data-attribute="gpu_memory_gib"' in page
-    assert '<tr data-item data-size="Standard_ND96asr_v4">' in page
+    assert '<tr data-item data-size="Standard_ND96asr_v4" data-family="ND">' in page
     package = json.loads((shipped_output / "datapackage.json").read_text(encoding="utf-8"))
     assert [r["path"] for r in package["resources"]] == [f"{name}.csv" for name in tables()]
     manifest = json.loads((shipped_output / "manifest.json").read_text(encoding="utf-8"))

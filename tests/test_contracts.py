@@ -87,6 +87,21 @@ def test_duplicate_fact_and_claim(frames: dict[str, pd.DataFrame]) -> None:
         ("facts", "sources", -2, "facts.sources: must be >= 0"),
         ("vm_sizes", "confidence", -0.1, "vm_sizes.confidence: must be between 0 and 1"),
         ("facts", "entity", None, "facts.entity: must not be empty"),
+        ("documents", "commit", "1dc6d3b", "documents.commit: must be 40 lowercase hex digits"),
+        *(
+            ("documents", "url", url, "documents.url: must start with https://github.com/ and name a 40-hex commit")
+            for url in (
+                "https://github.com/MicrosoftDocs/azure-docs/blob/main/articles/virtual-machines/nc-series.md",
+                f"http://github.com/MicrosoftDocs/azure-docs/blob/{'0' * 40}/articles/virtual-machines/nc-series.md",
+                f"https://learn.microsoft.com/MicrosoftDocs/azure-docs/blob/{'0' * 40}/nc-series.md",
+            )
+        ),
+        (
+            "conflicts",
+            "links",
+            f"https://github.com/MicrosoftDocs/azure-docs/blob/{'0' * 40}/articles/virtual-machines/nc-series.md",
+            "conflicts.links: must be GitHub permalinks ending in #L<line>, joined with '; '",
+        ),
     ],
 )
 def test_one_broken_value_gives_one_sentence(

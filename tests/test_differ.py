@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,6 +25,7 @@ import pytest
 from pipeline.builder import build
 from pipeline.differ import Change, DriftReport, drift, render_json, render_markdown, render_text
 from pipeline.schema import tables
+from pipeline.sync import LOCK_FILE, UPSTREAM_FILE, lock_text, read_lock
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "sources"
@@ -428,7 +430,9 @@ def test_creation_order_of_the_sources_does_not_change_a_byte(two_orders: tuple[
 def test_manifest_lists_every_input_hash_and_every_output_row_count(two_orders: tuple[Path, Path]) -> None:
     out, _ = two_orders
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    # Every file of the sources but upstream.toml, which only `sync` reads.
     files = {p.relative_to(SOURCES).as_posix(): p for p in SOURCES.rglob("*") if p.is_file()}
+    del files[UPSTREAM_FILE]
     assert set(manifest["inputs"]) == set(files)
     seed = manifest["inputs"][SEED_NDA100]
     assert seed == hashlib.sha256((SOURCES / SEED_NDA100).read_bytes()).hexdigest()
@@ -438,3 +442,80 @@ def test_manifest_lists_every_input_hash_and_every_output_row_count(two_orders: 
     for name, entry in manifest["outputs"].items():
         assert entry["rows"] == pq.read_metadata(out / f"{name}.parquet").num_rows, name
         assert entry["sha256"] == hashlib.sha256((out / f"{name}.csv").read_bytes()).hexdigest(), name
+
+
+# ------------------------------------------------------------------------------ 9. a page synced at a newer commit
+
+NEW_COMMIT = "c0ffee1" + "5" * 33
+MOVED = "99ed1c2 -> c0ffee1"
+"""The NDasrA100_v4 page's move: upstream.lock pins it at 99ed1c2a9eb5..."""
+
+
+def relock(sources: Path, document: str) -> None:
+    """What `sync` writes beside a page it took at a newer commit: the lock entry's commit and hash."""
+    locked = read_lock(sources)
+    assert isinstance(locked, tuple)
+    sha = hashlib.sha256((sources / document).read_bytes()).hexdigest()
+    entries = [replace(f, commit=NEW_COMMIT, sha256=sha) if f.document == document else f for f in locked]
+    (sources / LOCK_FILE).write_text(lock_text(entries), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def resynced(base: Path, tmp_path_factory: pytest.TempPathFactory) -> DriftReport:
+    """The NDasrA100_v4 page's 900 -> 1000 GiB edit, arriving upstream in commit c0ffee1."""
+
+    def edit(sources: Path) -> None:
+        change_nd96asr_memory(sources)
+        relock(sources, NDASR_PAGE)
+
+    return drift(base, built(edited_copy(tmp_path_factory, "resynced", edit), tmp_path_factory, "resynced-out"))
+
+
+@pytest.fixture(scope="module")
+def commit_only(base: Path, tmp_path_factory: pytest.TempPathFactory) -> DriftReport:
+    """The old ND page's last commit is now c0ffee1, its bytes are the same (a commit that touched nothing it says)."""
+    sources = edited_copy(tmp_path_factory, "commit-only", lambda s: relock(s, OLD_ND_PAGE))
+    return drift(base, built(sources, tmp_path_factory, "commit-only-out"))
+
+
+def test_every_value_a_synced_page_drifted_names_the_commit_behind_it(resynced: DriftReport) -> None:
+    named = sorted(((c.section, c.kind, c.key, c.where, c.commit) for c in resynced.changes), key=repr)
+    key = "Standard_ND96asr_v4 memory_gib"
+    others = f"{NDASR_SPECS}:17; {OLD_NDA100_PAGE}:51; {SEED_NDA100}:43"
+    assert named == sorted(
+        [
+            ("claims", "changed", key, f"{NDASR_PAGE}:31", MOVED),
+            ("conflicts", "appeared", key, f"{NDASR_PAGE}:31", MOVED),
+            ("conflicts", "appeared", key, others, None),  # 900 GiB: no page behind it moved
+            ("documents", "changed", NDASR_PAGE, None, MOVED),
+            ("facts", "changed", key, f"{NDASR_PAGE}:31", MOVED),
+        ],
+        key=repr,
+    )
+
+
+def test_the_commit_is_in_the_text_markdown_and_json_reports(resynced: DriftReport) -> None:
+    text = render_text(resynced).splitlines()
+    assert f"  changed     Standard_ND96asr_v4 memory_gib: 900 -> 1000  [{NDASR_PAGE}:31, commit {MOVED}]" in [
+        line.split("  (")[0] for line in text
+    ]
+    document = next(line for line in text if line.startswith(f"  changed     {NDASR_PAGE}: "))
+    assert document.endswith(f"[commit {MOVED}]  (as_of 2024-07-31 (unchanged))")
+    rows = render_markdown(resynced).splitlines()
+    claim = "| changed | Standard\\_ND96asr\\_v4 memory\\_gib | 900 | 1000 | "
+    assert f"{claim}{NDASR_PAGE}:31, commit 99ed1c2 -&gt; c0ffee1 | table Memory (GiB) |" in rows
+    changes = json.loads(render_json(resynced))["changes"]
+    assert [c["commit"] for c in changes if c["section"] == "claims"] == [MOVED]
+
+
+def test_a_new_commit_that_left_the_bytes_alone_is_a_document_change_only(commit_only: DriftReport) -> None:
+    [change] = commit_only.changes  # the conflicts' permalinks to its lines follow; they are not drift of their own
+    sha = hashlib.sha256((SOURCES / OLD_ND_PAGE).read_bytes()).hexdigest()[:12]
+    same = f"sha256 {sha}"
+    detail = "as_of 2020-02-03 (unchanged)"
+    assert change == Change("documents", "changed", OLD_ND_PAGE, same, same, detail=detail, commit="1118dcd -> c0ffee1")
+
+
+def test_a_page_edited_by_hand_keeps_the_commit_it_came_from(memory_edit: DriftReport) -> None:
+    """The lock still says where the page came from; `sync` would put the upstream bytes back."""
+    assert [c for c in memory_edit.changes if c.commit] == []

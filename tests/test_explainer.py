@@ -20,6 +20,17 @@ def test_explain_shows_every_claim_the_checks_the_winner_and_why(shipped_output:
     assert "   - 16 GiB  seeds/thirdparty-azure-nd-series.txt:58  [derived]  '128 GB'" in text
 
 
+def test_explain_gives_each_claim_of_a_learn_page_its_line_upstream(shipped_output: Path) -> None:
+    lines = explain("ND40rs_v2", "memory_gib", shipped_output).splitlines()
+    learn = next(i for i, line in enumerate(lines) if "azure-docs/articles/virtual-machines/ndv2-series.md:41" in line)
+    assert lines[learn + 1] == (
+        "       upstream: https://github.com/MicrosoftDocs/azure-docs/blob/00e046fdd31b252b88de7f61be9023afc3dd5b31/"
+        "articles/virtual-machines/ndv2-series.md#L41"
+    )
+    seed = next(i for i, line in enumerate(lines) if "seeds/seed-ndv2-series-2020.txt:42" in line)
+    assert "upstream:" not in lines[seed + 1], "a seed has no upstream"
+
+
 def test_explain_names_the_link_of_an_unverified_size(shipped_output: Path) -> None:
     text = explain("ND6", "gpu_model", shipped_output)
     assert "unverified: linked to Standard_ND6s" in text

@@ -209,10 +209,39 @@ def test_document_text_is_escaped(frames: dict[str, pd.DataFrame]) -> None:
     assert shown.count(SCRIPT) >= 6
 
 
+PERMALINK_TO_A_LINE = re.compile(r"https://github\.com/MicrosoftDocs/[\w-]+/blob/[0-9a-f]{40}/\S+#L\d+")
+
+
 def test_deterministic_and_offline(frames: dict[str, pd.DataFrame], page: str) -> None:
     assert render_report(frames) == page
-    assert not re.search(r'(?:src|href)="(?:https?:)?//', page), "the page loads nothing from the network"
+    assert not re.search(r'src="(?:https?:)?//', page), "the page loads nothing from the network"
+    assert not re.search(r'<link [^>]*href="(?:https?:)?//', page), "the page loads nothing from the network"
+    # The only addresses elsewhere are links a reader may follow: the lines upstream.
+    links = re.findall(r'<a [^>]*href="((?:https?:)?//[^"]*)"', page)
+    assert links and all(PERMALINK_TO_A_LINE.fullmatch(link) for link in links)
     assert "Content-Security-Policy" in page
+
+
+def test_a_claims_document_and_line_link_to_the_line_upstream(page: str) -> None:
+    block = conflict_block(page, "Standard_ND40rs_v2", "gpu_memory_gib")
+    upstream = (
+        "https://github.com/MicrosoftDocs/azure-docs/blob/00e046fdd31b252b88de7f61be9023afc3dd5b31/"
+        "articles/virtual-machines/ndv2-series.md#L41"
+    )
+    assert re.search(rf'<a class="where mono" href="{re.escape(upstream)}">.*?<span class="line">:41</span></a>', block)
+    # A seed has no upstream: its document and line stay plain text.
+    assert re.search(r'<span class="where mono">.*?thirdparty-azure-nd-series\.txt</b><span class="line">:58<', block)
+
+
+def test_a_permalink_is_escaped_like_any_other_text(frames: dict[str, pd.DataFrame]) -> None:
+    out = {name: df.copy() for name, df in frames.items()}
+    docs = out["documents"]
+    docs.loc[docs["document"] == "azure-docs/azure-docs/articles/virtual-machines/ndv2-series.md", "url"] = (
+        f'https://github.com/x"><{SCRIPT}'
+    )
+    page = render_report(out)
+    assert SCRIPT not in page
+    assert 'href="https://github.com/x&quot;&gt;&lt;&lt;script&gt;alert(1)&lt;/script&gt;#L41"' in page
 
 
 def test_missing_tables_do_not_break_the_page() -> None:
