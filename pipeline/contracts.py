@@ -18,7 +18,7 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
-from pipeline import schema
+from pipeline import knowledge, schema
 from pipeline.registry import tiers
 
 STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")
@@ -101,6 +101,11 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
             c.name: [COUNT]
             for c in schema.tables()["vm_sizes"]
             if c.type in ("int", "float") and c.name in schema.VM_SIZE_ATTRIBUTES
+        },
+        **{
+            name: [_one_of(attr.allowed)]
+            for name, attr in knowledge.load().attributes.items()
+            if attr.allowed and name in schema.VM_SIZE_ATTRIBUTES
         },
     },
     "facts": {

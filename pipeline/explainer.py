@@ -13,14 +13,16 @@ import pandas as pd
 from pipeline.names import parse_size
 
 CHECKS = {
-    "vcpus": "vcpus_name: the vCPU count in the size name",
+    "vcpus": "vcpus_name: the vCPU count in the size name, where the series' other sizes bear the convention out",
     "gpu_model": "gpu_model_memory: the model is made with the stated per-GPU memory",
-    "gpu_memory_gib": "gpu_model_memory: the GPU model is made with this memory size; series_range",
+    "gpu_count": "gpu_count_memory: the count x the model's memory per GPU = the memory the same row states",
+    "gpu_memory_gib": "gpu_model_memory: the GPU model is made with this memory size",
     "gpu_memory_total_gib": "gpu_total: GPU count x per-GPU memory = total",
     "network_bandwidth_mbps": "plausible_per_vcpu: bandwidth per vCPU above the floor in attributes.toml",
 }
-"""Checks applied per attribute, besides `series_range` (every number of a size must lie
-within its series' official range)."""
+"""Checks applied per attribute, besides the series checks every number of a size gets:
+`series_range` (within its series' official range) and `series_value` (within half or twice
+the one value a series spec table states)."""
 
 
 class NotFound(LookupError):
@@ -81,7 +83,7 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
             lines.append(f"  inherited from series {f['inherited_from']}")
         check = CHECKS.get(str(f["attribute"]))
         lines.append(
-            f"  checks: {check or 'none beyond series_range'}"
+            f"  checks: {check or 'none beyond series_range and series_value'}"
             + (f"; the winner fails {f['checks_failed']}" if pd.notna(f["checks_failed"]) else "")
         )
         ids = [("+", i) for i in str(f["supporting_claims"]).split()]

@@ -45,6 +45,7 @@ class Attribute:
     unit: str | None = None
     jedec: bool = False
     min_per_vcpu: float | None = None
+    allowed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +231,7 @@ def load() -> Knowledge:
             unit=a.get("unit"),
             jedec=bool(a.get("jedec")),
             min_per_vcpu=a.get("min_per_vcpu"),
+            allowed=tuple(a.get("allowed", ())),
         )
         for name, a in _table("attributes.toml")["attribute"].items()
     }
