@@ -26,9 +26,9 @@ from pipeline.normalize import normalize, source_family
 from pipeline.parallel import beside, collector_paused, cores
 from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
 from pipeline.read import Limits
-from pipeline.reconcile import Conflict, Fact, Reconciled, reconcile
-from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention
-from pipeline.registry import REGISTRY_FILE, Source, classify, load_registry
+from pipeline.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled, reconcile
+from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
+from pipeline.registry import AUTHORITATIVE, REGISTRY_FILE, Source, classify, load_registry
 from pipeline.sync import LOCK_FILE, Locked, permalinks
 from pipeline.write import (
     by_column,
@@ -257,10 +257,11 @@ def compute(
     if memo:
         memo.save()
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
-    sizes = _vm_size_rows(claims, rec)
+    prices = _price_rows(norm.prices, sources_by_doc)
+    sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
     diagnostics.extend(_not_built(norm.mentions, {row["size"] for row in sizes}))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream)
+    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream, prices)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -322,6 +323,13 @@ def find_copies(
     for paths in by_title.values():
         for other in paths[1:]:
             union(paths[0], other, "the same title, in the same folder")
+    snapshots: dict[str, list[str]] = defaultdict(list)
+    for ex in extractions:
+        if (catalog := sources[ex.document.path].catalog) is not None:
+            snapshots[catalog].append(ex.document.path)
+    for catalog, paths in snapshots.items():
+        for other in paths[1:]:
+            union(paths[0], other, f"another snapshot of the {catalog} catalog")
     shared: Counter[tuple[str, str]] = Counter()
     for docs in holders.values():
         for i, a in enumerate(docs):
@@ -334,7 +342,14 @@ def find_copies(
     groups: dict[str, list[str]] = defaultdict(list)
     for path in parent:
         groups[find(path)].append(path)
-    newest = {ex.document.path: (ex.document.metadata.date or dt.date.min, ex.document.path) for ex in extractions}
+    newest = {
+        ex.document.path: (
+            ex.document.metadata.date or dt.date.min,
+            sources[ex.document.path].snapshot or 0,
+            ex.document.path,
+        )
+        for ex in extractions
+    }
     copies: dict[str, str] = {}
     diagnostics = []
     for members in groups.values():
@@ -491,6 +506,7 @@ def _frames(
     diagnostics: Sequence[Diagnostic],
     sizes: Sequence[Mapping[str, Any]],
     upstream: Mapping[str, Locked],
+    prices: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     cols = schema.tables()
     per_doc = Counter(c.document for c in claims)
@@ -541,6 +557,7 @@ def _frames(
         "vm_sizes": frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"]),
         "facts": frame(fact_cols, cols["facts"]),
         "conflicts": frame(conflict_cols, cols["conflicts"]),
+        "prices": frame(by_column(prices, cols["prices"]), cols["prices"]),
         "diagnostics": frame(_columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"]),
     }
 
@@ -565,16 +582,59 @@ def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
 
 
-def _vm_size_rows(claims: Sequence[Claim], rec: Reconciled) -> list[dict[str, Any]]:
-    """One row per size, every value taken from `facts`."""
+def _price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
+    """One row per catalog price, marked `newest` where no newer snapshot of its catalog prices
+    the size."""
+    newest: dict[tuple[str, str], int] = {}
+    for p in prices:
+        src = sources[p.document]
+        key = (src.catalog or p.document, p.size)
+        newest[key] = max(newest.get(key, -1), src.snapshot or 0)
+    rows = [
+        {
+            "size": p.size,
+            "region": p.region,
+            "os": p.os,
+            "on_demand_usd_per_hour": p.on_demand,
+            "spot_usd_per_hour": p.spot,
+            "snapshot": p.document,
+            "newest": (sources[p.document].snapshot or 0)
+            == newest[(sources[p.document].catalog or p.document, p.size)],
+            "document": p.document,
+            "line": p.line,
+        }
+        for p in prices
+    ]
+    return sorted(rows, key=lambda r: (r["size"], r["region"] or "", r["document"], r["line"]))
+
+
+_DOCS_ONLY = frozenset({NAME_CONVENTION, SIBLING})
+"""Claims no document makes: they say nothing of where a size is named."""
+
+
+def _vm_size_rows(
+    claims: Sequence[Claim],
+    rec: Reconciled,
+    sources: Mapping[str, Source],
+    prices: Sequence[Mapping[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """One row per size, every value taken from `facts`; where it is named (docs, the API),
+    the newest API snapshot that lists it, and its lowest price in the newest snapshot."""
     facts: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in rec.facts:
         if f.entity_kind == "size":
             facts[f.entity][f.attribute] = f
     size_docs: dict[str, set[str]] = defaultdict(set)
+    named_by: dict[str, set[str]] = defaultdict(set)
     for c in claims:
         if c.entity_kind == "size":
             size_docs[c.entity].add(c.document)
+            if c.method not in _DOCS_ONLY:
+                named_by[c.entity].add(c.document)
+    lowest: dict[str, float] = {}
+    for p in prices:
+        if p["newest"] and p["on_demand_usd_per_hour"] is not None:
+            lowest[p["size"]] = min(lowest.get(p["size"], float("inf")), p["on_demand_usd_per_hour"])
     links = {lk.entity: lk for lk in rec.links}
     types = {c.name: c.type for c in schema.tables()["vm_sizes"]}
     rows = []
@@ -596,6 +656,20 @@ def _vm_size_rows(claims: Sequence[Claim], rec: Reconciled) -> list[dict[str, An
             row["status"] = next((s for s in STATUS_ORDER if s in statuses), None)
         row["confidence"] = min((f.confidence for f in used), default=None)
         row["documents"] = len(size_docs[size])
+        kinds = {sources[d].kind for d in named_by[size]}
+        api = sorted(
+            (d for d in named_by[size] if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0
+        )
+        docs = kinds & (AUTHORITATIVE - {"api_catalog"})
+        row["found_in"] = (
+            ("docs and API" if docs else "API only") if api else ("docs only" if docs else "third parties only")
+        )
+        row["api_snapshot"] = api[-1] if api else None
+        row["lowest_price_usd_per_hour"] = lowest.get(size)
+        count = row.get("gpu_count")
+        row["price_per_gpu_hour_usd"] = (
+            round(lowest[size] / count, 6) if size in lowest and isinstance(count, float) and count > 0 else None
+        )
         lk = links.get(size)
         row["linked_to"] = lk.linked_to if lk else None
         row["link_evidence"] = lk.evidence if lk else None

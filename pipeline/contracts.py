@@ -19,13 +19,11 @@ import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
 from pipeline import knowledge, schema
-from pipeline.registry import tiers
+from pipeline.registry import KINDS, tiers
 
 STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")
 ENTITY_KINDS = ("size", "series")
 SEVERITIES = ("error", "warning", "info")
-KINDS = ("official_spec", "vendor_blog", "third_party")
-"""What a document can be."""
 CLAIM_KINDS = tuple(tiers())
 """Where a claim can come from: a kind of document, or the naming convention (the tiers of sources.toml)."""
 

@@ -18,6 +18,7 @@ TABLE_PURPOSE = {
     "vm_sizes": "One row per VM size: every value taken from `facts`, with the row's weakest status and confidence.",
     "facts": "One row per (entity, attribute): the value chosen from the claims, how sure it is and why.",
     "conflicts": "One row per competing value of a disputed (entity, attribute), with the documents behind it.",
+    "prices": "One row per size, region and API catalog snapshot: what the size costs an hour, with the line.",
     "diagnostics": "One row per problem found in the input; a bad document never stops a build.",
 }
 """One line per table; schema.py describes columns only."""

@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pipeline import knowledge
+from pipeline.catalog import extract_catalog, is_catalog
 from pipeline.names import parse_series, parse_size
 from pipeline.read import Limits
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
@@ -159,6 +160,8 @@ class _Walker:
 def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limits | None = None) -> Extraction:
     """All statements of one document; never raises on odd markdown."""
     know = know or knowledge.load()
+    if is_catalog(doc.path):
+        return extract_catalog(doc, know)
     limits = limits or Limits()
     lines = doc.text.split("\n")
     body_lines = [""] * doc.front_matter_lines + lines[doc.front_matter_lines :]

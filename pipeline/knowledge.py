@@ -46,6 +46,7 @@ class Attribute:
     jedec: bool = False
     min_per_vcpu: float | None = None
     allowed: tuple[str, ...] = ()
+    derived_from: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +78,12 @@ class PartRule:
     pattern: re.Pattern[str]
     units: Mapping[str, str]
     qualified: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    """A word in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
+    """A pattern in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
 
     def units_for(self, piece: str) -> Mapping[str, str]:
         """The units map of a `<br>` piece: a qualifier word it carries picks its own."""
-        for word, units in self.qualified.items():
-            if re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", piece, re.IGNORECASE):
+        for pattern, units in self.qualified.items():
+            if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
                 return units
         return self.units
 
@@ -107,6 +108,32 @@ class CpuVendor:
     name: str
     words: tuple[str, ...]
     architecture: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogFormat:
+    """A kind of machine-made catalog file (catalogs.toml): how to recognise it and read it."""
+
+    name: str
+    kind: str
+    description: str
+    required: tuple[str, ...]
+    size: str
+    region: str | None = None
+    price: str | None = None
+    spot_price: str | None = None
+    os: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogField:
+    """What one catalog column or capability states."""
+
+    attribute: str
+    parser: str = "number"
+    unit: str | None = None
+    note: str | None = None
+    values: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +162,8 @@ class Knowledge:
     gpu_re: re.Pattern[str]
     cpu_vendors: tuple[CpuVendor, ...]
     cpu_re: re.Pattern[str]
+    catalog_formats: tuple[CatalogFormat, ...] = ()
+    catalog_fields: Mapping[str, CatalogField] = field(default_factory=dict)
 
     def unit(self, written: str) -> Unit | None:
         """The unit a spelling stands for (`Gb/s` -> Gbps), or None."""
@@ -232,6 +261,7 @@ def load() -> Knowledge:
             jedec=bool(a.get("jedec")),
             min_per_vcpu=a.get("min_per_vcpu"),
             allowed=tuple(a.get("allowed", ())),
+            derived_from=tuple(a.get("derived_from", ())),
         )
         for name, a in _table("attributes.toml")["attribute"].items()
     }
@@ -314,7 +344,33 @@ def load() -> Knowledge:
     cpu_re = re.compile(
         r"(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in cpu_words) + r")(?![A-Za-z0-9])", re.IGNORECASE
     )
+    catalogs = _table("catalogs.toml")
+    catalog_formats = tuple(
+        CatalogFormat(
+            name=name,
+            kind=f["kind"],
+            description=f["description"],
+            required=tuple(f["required"]),
+            size=f["size"],
+            region=f.get("region"),
+            price=f.get("price"),
+            spot_price=f.get("spot_price"),
+            os=f.get("os"),
+        )
+        for name, f in catalogs["format"].items()
+    )
+    catalog_fields = {
+        name: CatalogField(
+            attribute=f["attribute"],
+            parser=f.get("parser", "number"),
+            unit=f.get("unit"),
+            note=f.get("note"),
+            values=dict(f.get("values", {})),
+        )
+        for name, f in catalogs["field"].items()
+    }
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
+    named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
     named += [a for p in parts for u in p.qualified.values() for a in u.values()]
     unknown = sorted(set(named) - set(attrs))
@@ -337,6 +393,8 @@ def load() -> Knowledge:
         gpu_re=gpu_re,
         cpu_vendors=cpu_vendors,
         cpu_re=cpu_re,
+        catalog_formats=catalog_formats,
+        catalog_fields=catalog_fields,
     )
 
 
@@ -364,7 +422,7 @@ _MONTH_RE = (
 DATE_IN_TEXT = (
     rf"(?:{_MONTH_RE}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
     rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE},?\s+\d{{4}}"
-    r"|\d{4}-\d{2}-\d{2})"
+    r"|\d{4}-\d{2}-\d{2})(?!\d)"
 )
 """A date inside running text: `September 6th, 2023`, `6 September 2023`, `Aug 31 2023`, `2023-09-06`."""
 

@@ -150,12 +150,23 @@ class SeriesName:
 
 @functools.lru_cache(maxsize=16384)
 def series_key(name: str) -> str:
-    """`NDv2-series`, `NDv2 size series` -> ndv2; a series without a version is v1."""
+    """`NDv2-series`, `NDv2 size series` -> ndv2; a series without a version is v1; a version
+    written before the accelerator is the same series (`ND v5 H200` is `ND H200 v5`), and so is
+    one glued to it (`NDGB300v6`)."""
     name = re.sub(r"[\s_\-]*(?:sizes?[\s_\-]*)?series$", "", name.strip(), flags=re.IGNORECASE)
-    key = re.sub(r"[\s_\-]+", "", name).lower()
-    if not re.search(r"(?<!\d)[vV]\d{1,2}$", name):
+    tokens = [t for t in re.split(r"[\s_\-]+", name) if t]
+    versions = [t for t in tokens[1:-1] if re.fullmatch(r"[vV]\d{1,2}", t)]
+    if len(versions) == 1 and not re.search(_VERSION_END, tokens[-1]):
+        tokens = [t for t in tokens if t is not versions[0]] + versions
+    key = "".join(tokens).lower()
+    if not re.search(_VERSION_END, tokens[-1] if tokens else ""):
         key += "v1"
     return key
+
+
+_VERSION_END = r"(?:(?<!\d)[vV]|(?<=\d)v)\d{1,2}$"
+"""A version at the end of a name: `NDv2`, `ND A100 v4`, `NDGB300v6`, but not the V620 of
+`NGads V620`, an accelerator."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -187,6 +198,7 @@ def find_series_groups(text: str) -> tuple[tuple[SeriesName, ...], ...]:
     customers should move from NC sizes to NC T4 v3 sizes` gives (NC), (NC), (NC T4 v3)."""
     s = re.sub(r"[\[\]()'\"`*:|!?]", " ", text)
     s = re.sub(r"-(series|sizes?)\b", r" \1", s, flags=re.IGNORECASE)
+    s = re.sub(r"-(?=\s|$)", " ", s)  # "ND H100 v5-series- Azure Virtual Machines"
     # `ND-H100-v5`, `NVads-V710 v5`: hyphens between the tokens of one name.
     s = re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", " ", s)
     s = s.replace(",", " , ")
@@ -199,6 +211,8 @@ def find_series_groups(text: str) -> tuple[tuple[SeriesName, ...], ...]:
             continue
         if tok.lower() == "virtual" and (i + 1 >= len(tokens) or tokens[i + 1].lower() != "machines"):
             continue
+        if tok.lower() in ("size", "sizes") and i + 1 < len(tokens) and tokens[i + 1].lower() == "series":
+            continue  # "ND H200 v5 size series" names one series, at "series"
         version = None
         if tok.lower() == "series" and i + 1 < len(tokens) and re.fullmatch(r"[vV]\d+", tokens[i + 1]):
             version = tokens[i + 1].lower()
@@ -226,9 +240,17 @@ def _names_before(tokens: list[str], anchor: int) -> list[list[str]]:
             name = []
             j -= 1
             continue
+        if cand in (",", "and", "or") and not name and names:  # "NC, NC v2, and ND-series"
+            j -= 1
+            continue
         if cand.lower() in _STOP:
             break
         if (_FAMILY_TOKEN.match(cand) and re.match(r"^(?:[A-Z]{2}|[A-Z]$|.*\d)", cand)) or _ACCEL_TOKEN.match(cand):
+            name.insert(0, cand)
+            j -= 1
+            continue
+        # A number between two words of a name: "NC RTX PRO 6000 BSE v6".
+        if re.fullmatch(r"\d{2,5}", cand) and name and j >= 2 and _FAMILY_TOKEN.match(tokens[j - 2]):
             name.insert(0, cand)
             j -= 1
             continue

@@ -21,9 +21,17 @@ from pipeline import knowledge
 from pipeline.cache import Memo, digest
 from pipeline.extract import header_unit, normalize_label
 from pipeline.knowledge import ColumnRule, GpuModel, Knowledge, Phrase
-from pipeline.names import SeriesName, find_series_groups, member_of, parse_series, parse_size, series_key
+from pipeline.names import (
+    SeriesName,
+    find_series_groups,
+    member_of,
+    parse_series,
+    parse_size,
+    series_key,
+    series_parts,
+)
 from pipeline.parallel import beside
-from pipeline.records import Claim, Diagnostic, Document, EntityKind, Extraction, Mention, Statement
+from pipeline.records import Claim, Diagnostic, Document, EntityKind, Extraction, Mention, Price, Statement
 from pipeline.values import (
     Quantity,
     clean_cpu_model,
@@ -87,12 +95,37 @@ class SeriesIndex:
 
     names: dict[str, str]
     aliases: dict[str, tuple[str, ...]]
+    sized: tuple[str, ...] = ()
+    """Canonical names of the series official pages list sizes under."""
 
     def canonical(self, written: str | None) -> str | None:
+        """The one spelling of a series; a name no size is listed under that is a shorter name
+        of exactly one series that has sizes is that series (`NCv6` on the NC_RTXPRO6000BSE_v6
+        page, `NC T4 v3` for NCasT4_v3)."""
         if not written:
             return None
-        key = series_key(written)
-        return self.names.get(key, written)
+        name = self.names.get(series_key(written))
+        if name is not None and name in self.sized:
+            return name
+        wider = [p for p in self.sized if _generalizes(written, p)]
+        if len(wider) == 1:
+            return wider[0]
+        return name or written
+
+
+def _generalizes(short: str, full: str) -> bool:
+    """Whether every size of `full` satisfies `short`'s name: the same family and version, and
+    `short` naming only feature letters, accelerators and words `full` has."""
+    a, b = series_parts(short), series_parts(full)
+    if a is None or b is None or series_key(short) == series_key(full):
+        return False
+    return (
+        a.family == b.family
+        and a.version == b.version
+        and set(a.features) <= set(b.features)
+        and set(a.accelerators) <= set(b.accelerators)
+        and set(a.variants) <= set(b.variants)
+    )
 
 
 def build_series_index(extractions: Sequence[Extraction]) -> SeriesIndex:
@@ -142,7 +175,8 @@ def build_series_index(extractions: Sequence[Extraction]) -> SeriesIndex:
         best_of[root] = best
         aliases[best] = tuple(sorted({w for _, w in variants}))
     names = {key: best_of[root] for key in list(parent) if (root := find(key)) in best_of}
-    return SeriesIndex(names=names, aliases=aliases)
+    sized = tuple(sorted({best_of[find(k)] for keys in size_series.values() for k in keys if find(k) in best_of}))
+    return SeriesIndex(names=names, aliases=aliases, sized=sized)
 
 
 # ------------------------------------------------------------------------ claim building
@@ -189,6 +223,8 @@ class Normalized:
     mentions: tuple[Mention, ...] = ()
     as_of: dt.date | None = None
     """The newest document's date, which decides whether a retirement date has passed."""
+    prices: tuple[Price, ...] = ()
+    """Catalog prices, each size by its canonical name."""
 
 
 _Result = tuple[tuple[Claim, ...], tuple[Diagnostic, ...], tuple[Mention, ...]]
@@ -224,7 +260,12 @@ def normalize(
     if memo is not None:
         # Sorted: the index is built in document order, and one more document may reorder it.
         shared = digest(
-            know, sorted(series.names.items()), sorted(series.aliases.items()), sorted(models.items()), as_of
+            know,
+            sorted(series.names.items()),
+            sorted(series.aliases.items()),
+            series.sized,
+            sorted(models.items()),
+            as_of,
         )
         for ex in extractions:
             keys[ex.document.path] = key = digest(shared, ex)
@@ -265,7 +306,12 @@ def normalize(
     )
     diagnostics = tuple(d for ex in extractions for d in done[ex.document.path][1])
     mentions = tuple(m for ex in extractions for m in done[ex.document.path][2])
-    return Normalized(claims=tuple(claims), diagnostics=diagnostics, series=series, mentions=mentions, as_of=as_of)
+    prices = tuple(
+        replace(p, size=size.canonical) if (size := parse_size(p.size)) else p for ex in extractions for p in ex.prices
+    )
+    return Normalized(
+        claims=tuple(claims), diagnostics=diagnostics, series=series, mentions=mentions, as_of=as_of, prices=prices
+    )
 
 
 def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:
@@ -355,14 +401,15 @@ def _convert(
     if unit.dimension == "count":
         return number, spelled, None
     if unit.dimension != attr.dimension:
-        ctx.diagnostics.append(
+        ctx.warn_once(  # once per cell, not for each end of a range
+            ("unit", st.document, str(st.line), st.key, st.raw_text, attribute),
             Diagnostic(
                 "warning",
                 "unit-mismatch",
                 st.document,
                 st.line,
                 f"{st.raw_text!r} under {st.key!r}: unit {spelled} is not a unit of {attribute}; value skipped",
-            )
+            ),
         )
         return None
     note = None
@@ -399,6 +446,8 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
                 unmapped_keys.append(st.key)
         elif st.method in ("paragraph", "bullet", "note"):
             _phrases(ctx, fam, st)
+        elif st.method == "catalog":
+            _catalog(ctx, fam, st)
     pending: list[_PendingMemory] = []
     for (_, _), row in sorted(rows.items()):
         pending.extend(_table_row(ctx, fam, row))
@@ -417,12 +466,12 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
         )
 
 
-def _size_entity(ctx: _Context, st: Statement) -> str | None:
+def _size_entity(ctx: _Context, st: Statement, table: str = "spec") -> str | None:
     """The size a table row is about; every row's name is kept as a mention, so that the build
     can report a name that yields no size (`size_not_built`)."""
     assert st.subject is not None
     size = parse_size(st.subject)
-    ctx.mentions.append(Mention(st.document, st.line, st.subject, size.canonical if size else None, "spec"))
+    ctx.mentions.append(Mention(st.document, st.line, st.subject, size.canonical if size else None, table))
     return size.canonical if size else None
 
 
@@ -1201,6 +1250,52 @@ def _cpu_values(ctx: _Context, written: str, note: str | None = None) -> list[_V
             )
         )
     return out
+
+
+# ------------------------------------------------------------------ machine-made catalogs
+
+
+def _catalog(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
+    """A catalog's column or capability for one size, read as catalogs.toml says (the size's
+    name is kept as a mention, like a table row's)."""
+    rule = ctx.know.catalog_fields.get(st.key)
+    if rule is None or st.subject is None:
+        return
+    entity = _size_entity(ctx, st, "catalog")
+    if entity is None:
+        return
+    raw = st.raw_text.strip()
+    values: list[_Value] = []
+    if rule.parser == "gpu_model":
+        models = ctx.know.find_gpus(raw)
+        if models:
+            values.append(_Value(rule.attribute, text=models[0].name, interpretation=rule.note))
+    elif rule.parser == "flag":
+        flag = parse_flag(raw)
+        if flag is not None:
+            values.append(_Value(rule.attribute, flag=flag, interpretation=rule.note))
+    elif rule.parser == "generations":
+        gens = tuple(sorted({int(g) for g in re.findall(r"(?<![0-9])([12])(?![0-9])", raw)}))
+        if gens:
+            values.append(_Value(rule.attribute, text=",".join(str(g) for g in gens), interpretation=rule.note))
+            values.append(_Value("generation_1_vms", flag=1 in gens, derived=True))
+            values.append(_Value("generation_2_vms", flag=2 in gens, derived=True))
+    elif rule.parser == "text":
+        values.append(_Value(rule.attribute, text=rule.values.get(raw, raw), interpretation=rule.note))
+    else:
+        number = parse_number(raw)
+        conv = _convert(ctx, fam, rule.attribute, number, rule.unit, None, st) if number is not None else None
+        if conv is not None:
+            note = "; ".join(n for n in (rule.note, conv[2]) if n) or None
+            values.append(
+                _Value(
+                    rule.attribute, number=conv[0], low=conv[0], high=conv[0], unit_written=conv[1], interpretation=note
+                )
+            )
+    if not values:
+        _not_a_value(ctx, st)
+    for n, v in enumerate(values):
+        _emit(ctx, st, entity, "size", v, n)
 
 
 def series_of(written: str) -> SeriesName | None:

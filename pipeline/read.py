@@ -20,7 +20,8 @@ import yaml
 
 from pipeline.records import Diagnostic, Document, Metadata
 
-SUFFIXES = (".md", ".txt")
+SUFFIXES = (".md", ".txt", ".csv", ".json")
+"""Markdown and text pages, and machine-made catalogs (see `pipeline.catalog`)."""
 
 
 @dataclass(frozen=True, slots=True)

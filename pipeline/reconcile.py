@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -23,7 +24,7 @@ from pipeline.knowledge import Knowledge
 from pipeline.names import SizeName, parse_size
 from pipeline.parallel import beside
 from pipeline.records import Claim, compact
-from pipeline.registry import Source, Tier, tiers
+from pipeline.registry import AUTHORITATIVE, Source, Tier, tiers
 from pipeline.values import format_number
 
 NAME_CONVENTION = "name_convention"
@@ -174,9 +175,9 @@ def reconcile(
     know = know or knowledge.load()
     tier = tiers()
     follows = name_vcpus_hold(claims, sources)
-    name_claims = _name_claims(claims, sources, know, follows) + sibling_claims(claims, sources)
+    name_claims = _name_claims(claims, sources, know, follows) + sibling_claims(claims, sources, know)
     every = [*claims, *name_claims]
-    official = {c.entity for c in claims if sources[c.document].kind == "official_spec"}
+    official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE}
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
     for c in every:
@@ -349,11 +350,21 @@ def _finished(fact: Fact, reason: str, stale: bool) -> Fact:
 PROSE = ("paragraph", "bullet", "note")
 
 
+OLDER_SNAPSHOT = 0.97
+"""Weight of a claim from a document a newer version supersedes and neither is dated: an older
+snapshot of a machine-made catalog."""
+
+
 def _vote(c: Claim, sources: Mapping[str, Source], tier: Mapping[str, Tier]) -> _Vote:
     if c.method in (NAME_CONVENTION, SIBLING):
         return _Vote(c, c.method, tier[c.method].weight, None, voice=c.method)
     src = sources[c.document]
-    weight = src.trust
+    kind = tier[src.kind]
+    # The document's trust (its tier's, or the registry's) scaled where the tier is stronger or
+    # weaker on this attribute (an API catalog's GPU count).
+    weight = src.trust * kind.weight_for(c.attribute) / kind.weight
+    if src.copy_of and src.as_of is None:
+        weight *= OLDER_SNAPSHOT
     if c.method == "derived":
         weight *= 0.97
     elif c.method in PROSE:
@@ -373,7 +384,7 @@ def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> d
     series: dict[str, Counter[str]] = defaultdict(Counter)
     stated: dict[str, set[float]] = defaultdict(set)
     for c in claims:
-        if c.entity_kind != "size" or sources[c.document].kind != "official_spec":
+        if c.entity_kind != "size" or sources[c.document].kind not in AUTHORITATIVE:
             continue
         if c.attribute == "series" and c.value_text:
             series[c.entity][c.value_text] += 1
@@ -396,7 +407,7 @@ def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> d
     return out
 
 
-def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> list[Claim]:
+def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> list[Claim]:
     """Values a size no page states, from a sibling: a size of the same series whose name has
     the same vCPU count (`Standard_NV12hs_v3` and `Standard_NV12s_v3`). Only for attributes on
     which such siblings agree throughout the corpus: learned from every pair that both state
@@ -409,7 +420,7 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> li
         if c.entity_kind != "size":
             continue
         named.add(c.entity)
-        if sources[c.document].kind != "official_spec" or c.is_range:
+        if sources[c.document].kind not in AUTHORITATIVE or c.is_range:
             continue
         if c.attribute == "series" and c.value_text:
             series[c.entity][c.value_text] += 1
@@ -428,7 +439,13 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source]) -> li
                 for attribute in {k[1] for k in stated if k[0] == a} & {k[1] for k in stated if k[0] == b}:
                     pairs[attribute] += 1
                     agree[attribute] += bool(stated[(a, attribute)].keys() & stated[(b, attribute)].keys())
-    learned = {a for a in pairs if pairs[a] >= SIBLING_PAIRS and agree[a] >= SIBLING_AGREEMENT * pairs[a]}
+    learned = {
+        a
+        for a in pairs
+        if pairs[a] >= SIBLING_PAIRS
+        and agree[a] >= SIBLING_AGREEMENT * pairs[a]
+        and not (a in know.attributes and know.attributes[a].derived_from)
+    }
     out = []
     for (home, vcpus), members in sorted(families.items()):
         for entity in members:
@@ -462,8 +479,8 @@ def _name_claims(
     """What each size name says about its size, attributed to where the name is written; the
     vCPU count only where the naming convention holds for its series (`name_vcpus_hold`)."""
     first: dict[str, Claim] = {}
-    rank = {"official_spec": 0, "vendor_blog": 1, "third_party": 2}
-    for c in sorted(claims, key=lambda c: (rank.get(sources[c.document].kind, 9), c.document, c.line)):
+    tier = tiers()
+    for c in sorted(claims, key=lambda c: (tier[sources[c.document].kind].rank, c.document, c.line)):
         if c.entity_kind == "size" and c.entity not in first:
             first[c.entity] = c
     out = []
@@ -625,11 +642,25 @@ def _check(
             and (model := know.gpu(model_fact.value_text or ""))
         ):
             total = _same_line_number(by_key, entity, "gpu_memory_total_gib", c)
-            if total is not None and not any(_close(c.value_number * m, total, 0.02) for m in model.memory_gib):
+            # A count with no memory beside it (an API catalog's) must fit what the pages state.
+            totals: list[float] = (
+                [total]
+                if total is not None
+                else sorted(
+                    {
+                        t
+                        for w in by_key.get((entity, "gpu_memory_total_gib"), ())
+                        if w.inherited_from is None and (t := w.claim.value_number) is not None
+                    }
+                )
+            )
+            gpus = c.value_number
+            if totals and not any(_close(gpus * m, t, 0.02) for m in model.memory_gib for t in totals):
+                where = "the same row states" if total is not None else "the pages state"
                 failed.append(
-                    f"gpu_count_memory: {format_number(c.value_number)} {model.name} GPU(s) of "
+                    f"gpu_count_memory: {format_number(gpus)} {model.name} GPU(s) of "
                     f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB cannot have the "
-                    f"{format_number(total)} GiB the same row states"
+                    f"{'/'.join(format_number(t) for t in totals)} GiB {where}"
                 )
         if attribute == "gpu_memory_total_gib" and c.value_number is not None:
             count = _same_doc_number(by_key, entity, "gpu_count", c)
@@ -764,9 +795,7 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
                     )
                 )
             else:
-                same = (c.value_text or "").casefold() == (
-                    r.value_text or ""
-                ).casefold() and c.value_bool == r.value_bool
+                same = _text_key(c.value_text) == _text_key(r.value_text) and c.value_bool == r.value_bool
                 twin = False
             if same or twin:
                 g.votes.append(v)
@@ -775,6 +804,12 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
         else:
             groups.append(_Group([v]))
     return groups
+
+
+def _text_key(text: str | None) -> str:
+    """A text value as compared: case, spacing and a part in brackets aside, so that
+    "AMD EPYC 74F3V" and "AMD EPYC 74F3v (Milan)" are one processor, written two ways."""
+    return " ".join(re.sub(r"\([^)]*\)", " ", text or "").casefold().split())
 
 
 def _group_key(g: _Group, tier: Mapping[str, Tier]) -> tuple[float, int, int, str]:
@@ -809,7 +844,7 @@ def _decide(
     voices = win.documents()
     losers = groups[1:]
     inherited = best.inherited_from
-    verified = entity in official or (kind == "series" and any(v.source_kind == "official_spec" for v in votes))
+    verified = entity in official or (kind == "series" and any(v.source_kind in AUTHORITATIVE for v in votes))
     base = best.weight
     reason: str
     if not verified and kind == "size":
@@ -921,6 +956,12 @@ def _why(
         other = tier[rival.source_kind].label
         article = "an" if other[0] in "aeiou" else "a"
         return f"{_label(best, tier)} over {article} {other}; the {other.split()[0]} value {said}"
+    if best.source_kind != rival.source_kind and best.claim.attribute == rival.claim.attribute:
+        return (
+            f"for {best.claim.attribute}, the {_label(best, tier)} is trusted more "
+            f"({tier[best.source_kind].weight_for(best.claim.attribute):.2f}) than the {_label(rival, tier)} "
+            f"({tier[rival.source_kind].weight_for(rival.claim.attribute):.2f}), which says {said}"
+        )
     if rival.inherited_from and not best.inherited_from:
         return (
             f"the size's own statement ({_label(best, tier)}) over the value {said} of its series "
@@ -928,6 +969,8 @@ def _why(
         )
     if best.claim.method in _STATED and rival.claim.method in PROSE:
         return f"a table ({_label(best, tier)}) over running text ({_label(rival, tier)}) that says {said}"
+    if best.voice == rival.voice and best.as_of is None and rival.as_of is None:
+        return f"{best.claim.document} supersedes {rival.claim.document}, an older snapshot, which says {said}"
     if rival.claim.method == "derived" and best.claim.method != "derived":
         return f"a value stated as such ({_label(best, tier)}) over {said}, computed from another value"
     if len(rival.failed) > len(best.failed):

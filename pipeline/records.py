@@ -120,6 +120,21 @@ class Include:
 
 @compact
 @dataclass(frozen=True, slots=True)
+class Price:
+    """What a catalog row says one size costs in one region, in US dollars an hour."""
+
+    document: str
+    line: int
+    size: str
+    """The size as the catalog writes it; normalize gives it its canonical name."""
+    region: str | None
+    os: str | None
+    on_demand: float | None
+    spot: float | None
+
+
+@compact
+@dataclass(frozen=True, slots=True)
 class Extraction:
     """Everything the extract stage found in one document."""
 
@@ -128,6 +143,7 @@ class Extraction:
     statements: tuple[Statement, ...]
     includes: tuple[Include, ...]
     diagnostics: tuple[Diagnostic, ...]
+    prices: tuple[Price, ...] = ()
 
 
 @compact

@@ -11,7 +11,8 @@ import datetime as dt
 import fnmatch
 import functools
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,6 @@ from urllib.parse import urlparse
 from pipeline.records import Diagnostic, Document
 
 REGISTRY_FILE = "registry.toml"
-KINDS = ("official_spec", "vendor_blog", "third_party")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,13 @@ class Tier:
     rank: int
     weight: float
     label: str
+    attributes: Mapping[str, float] = field(default_factory=dict)
+    """The weight for attributes this tier is stronger or weaker on (an API's GPU count)."""
+    document: bool = False
+    authoritative: bool = False
+
+    def weight_for(self, attribute: str) -> float:
+        return self.attributes.get(attribute, self.weight)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +51,12 @@ class Source:
     as_of: dt.date | None
     classified_by: str
     copy_of: str | None = None
-    """The document this one repeats (another version or copy of the same page): the two
-    are one voice, so their agreement is not counted twice."""
+    """The document this one repeats (another version or copy of the same page, an older
+    snapshot of the same catalog): the two are one voice, so their agreement is not counted twice."""
+    catalog: str | None = None
+    """For a snapshot of a machine-made catalog: the catalog's name (registry.toml)."""
+    snapshot: int | None = None
+    """Its order among the catalog's snapshots: the highest is the newest."""
 
     @property
     def voice(self) -> str:
@@ -60,6 +71,8 @@ class _Entry:
     canonical_url: str | None
     licence: str | None
     trust: float | None
+    catalog: str | None = None
+    snapshot: int | None = None
 
 
 @functools.cache
@@ -71,9 +84,23 @@ def _sources_table() -> dict[str, Any]:
 
 def tiers() -> dict[str, Tier]:
     return {
-        name: Tier(name, int(t["rank"]), float(t["weight"]), str(t["label"]))
+        name: Tier(
+            name,
+            int(t["rank"]),
+            float(t["weight"]),
+            str(t["label"]),
+            {a: float(w) for a, w in t.get("attributes", {}).items()},
+            bool(t.get("document")),
+            bool(t.get("authoritative")),
+        )
         for name, t in _sources_table()["tier"].items()
     }
+
+
+KINDS = tuple(name for name, t in tiers().items() if t.document)
+"""What a document can be (registry.toml's `kind`): official_spec, api_catalog, vendor_blog, third_party."""
+AUTHORITATIVE = frozenset(name for name, t in tiers().items() if t.authoritative)
+"""Kinds whose naming a size makes it real: an official page, the Azure API's catalog."""
 
 
 def load_registry(sources: Path) -> tuple[list[_Entry], list[Diagnostic]]:
@@ -115,6 +142,18 @@ def load_registry(sources: Path) -> tuple[list[_Entry], list[Diagnostic]]:
                 )
             )
             trust = None
+        catalog, snapshot = raw.get("catalog"), raw.get("snapshot")
+        if (catalog is None) != (snapshot is None) or not isinstance(snapshot, (int, type(None))):
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "registry-invalid",
+                    REGISTRY_FILE,
+                    None,
+                    f"entry {i}: catalog and snapshot (a whole number) go together; ignored",
+                )
+            )
+            catalog = snapshot = None
         entries.append(
             _Entry(
                 raw["path"],
@@ -123,6 +162,8 @@ def load_registry(sources: Path) -> tuple[list[_Entry], list[Diagnostic]]:
                 raw.get("canonical_url"),
                 raw.get("licence"),
                 float(trust) if trust is not None else None,
+                str(catalog) if catalog is not None else None,
+                snapshot,
             )
         )
     return entries, diags
@@ -142,6 +183,8 @@ def classify(doc: Document, entries: list[_Entry]) -> tuple[Source, Diagnostic |
                 e.trust if e.trust is not None else tier[e.kind].weight,
                 doc.metadata.date,
                 "registry",
+                catalog=e.catalog,
+                snapshot=e.snapshot,
             ), None
     kind, why = _evidence(doc)
     source = Source(

@@ -24,10 +24,10 @@ import pandas as pd
 
 from pipeline import schema
 from pipeline.names import parse_size
+from pipeline.registry import KINDS
 
 STATUSES = ("agreed", "single_source", "resolved", "unresolved", "unverified")
 SEVERITIES = ("error", "warning", "info")
-KINDS = ("official_spec", "vendor_blog", "third_party")
 
 STATUS_MARK = {
     "agreed": ("✓", "agreed", "two or more independent sources agree"),
@@ -623,6 +623,7 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
                 else ""
             )
             extra = "".join(_row_head_value(a, row.get(a), facts.get((size, a))) for a in ROW_HEAD_ATTRIBUTES)
+            extra += _price_line(row)
             cells = [
                 f'<td class="rowhead" data-sort="{_e(size)}"><span class="name mono">{_breakable(size)}</span>{sub}'
                 f"{mark(row.get('status'), row.get('confidence'))}{link}{extra}</td>"
@@ -656,6 +657,64 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
         )
         + no_values
         + "</section>"
+    )
+
+
+def _price_line(row: Mapping[str, Any]) -> str:
+    """The size's lowest on-demand price (newest API snapshot) and what one GPU-hour costs."""
+    price = row.get("lowest_price_usd_per_hour")
+    if _na(price):
+        return ""
+    per_gpu = row.get("price_per_gpu_hour_usd")
+    gpu = f" · ${_number(per_gpu)}/GPU-h" if not _na(per_gpu) else ""
+    return f'<span class="sub price">from ${_number(price)}/h{gpu}</span>'
+
+
+def _docs_vs_api(tables: Rows) -> str:
+    """Every value on which a page and an API catalog disagree, both sides and why one won;
+    then the sizes only one side knows."""
+    rows = _records(tables, "conflicts")
+    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(tables, "facts")}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
+    body = []
+    for (entity, attribute), values in sorted(groups.items()):
+        api = [r for r in values if "api_catalog" in _split(r.get("kinds"), ", ")]
+        docs = [r for r in values if any(k != "api_catalog" for k in _split(r.get("kinds"), ", "))]
+        if not api or not docs or api == docs:
+            continue
+        fact = facts.get((entity, attribute), {})
+        cells = [
+            f'<td class="mono">{_breakable(entity)}</td>',
+            f"<td>{_e(attribute)}</td>",
+            "<td>" + "<br>".join(f"{_with_unit(r)}{' ✓' if r.get('won') is True else ''}" for r in docs) + "</td>",
+            "<td>" + "<br>".join(f"{_with_unit(r)}{' ✓' if r.get('won') is True else ''}" for r in api) + "</td>",
+            f'<td class="why">{_e(fact.get("reason"))}</td>',
+        ]
+        body.append(f"<tr data-item>{''.join(cells)}</tr>")
+    sizes = _records(tables, "vm_sizes")
+    only = Counter(str(r.get("found_in")) for r in sizes if not _na(r.get("found_in")))
+    heads = "".join(
+        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
+        for h in ("Size", "Attribute", "Docs say", "API says", "Why the chosen value (✓) won")
+    )
+    table = (
+        f'<div class="scroll"><table id="docs-vs-api-table" class="sortable"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        if body
+        else "<p>The pages and the API catalogs agree on every value both state.</p>"
+    )
+    counts = ", ".join(f"{n} {where}" for where, n in sorted(only.items()))
+    return (
+        f'<section id="docs-vs-api" class="block"><h2>Docs vs API <span class="count">{len(body)}</span></h2>'
+        '<p class="help">Every value on which a documentation page and an Azure API catalog (a machine-made '
+        "snapshot of what the API reports) disagree, with both sides and why one won: physics decides GPU counts, "
+        "the API is trusted for what Azure provisions (vCPUs, memory, disks, NICs), the pages for GPU names. "
+        f"Where each size is found: {_e(counts) or 'no sizes'} (the found_in column of vm_sizes).</p>"
+        '<div class="controls"><label>Filter <input type="search" data-filter="docs-vs-api" '
+        'placeholder="size or attribute"></label><span class="shown"></span></div>'
+        f"{table}</section>"
     )
 
 
@@ -930,6 +989,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
             ("summary", "Summary"),
             ("sizes", "VM sizes"),
             ("conflicts", "Conflicts"),
+            ("docs-vs-api", "Docs vs API"),
             ("documents", "Documents"),
             ("diagnostics", "Diagnostics"),
         )
@@ -945,7 +1005,8 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
         "<p>What the documentation says about each GPU VM size, how sure we are, where documents disagree and "
         "why one value was chosen. Every value traces back to a document and a line.</p>"
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
-        f"{_summary(rows, frames.get('facts'), disputes)}\n{sizes}\n{conflicts}\n{_documents(rows)}\n"
+        f"{_summary(rows, frames.get('facts'), disputes)}\n{sizes}\n{conflicts}\n{_docs_vs_api(rows)}\n"
+        f"{_documents(rows)}\n"
         f"{_diagnostics(rows)}\n</main>"
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
         "pipeline/report.py</footer>"

@@ -37,7 +37,7 @@ DOCUMENTS = (
     _c("canonical_url", "string", "Canonical URL given by the document."),
     _c("tags", "string", "Front-matter tags, joined with '; '."),
     _c("family", "string", "Source family recognised from the document's own evidence."),
-    _c("kind", "string", "Authority tier: official_spec, vendor_blog or third_party."),
+    _c("kind", "string", "Authority tier: official_spec, api_catalog, vendor_blog or third_party."),
     _c("publisher", "string", "Publisher named by the source registry ('unknown' when not listed)."),
     _c("licence", "string", "Licence of the document's text, from the source registry."),
     _c("trust", "float", "Weight a claim from this document starts with (tier weight or registry override)."),
@@ -139,6 +139,18 @@ CONFLICTS = (
     _c("note", "string", "Why the winning value won, or how the value entered the dispute."),
 )
 
+PRICES = (
+    _c("size", "string", "Canonical size name."),
+    _c("region", "string", "Azure region (ARM name, lower case)."),
+    _c("os", "string", "Operating system the price is for (Linux for the SkyPilot catalog)."),
+    _c("on_demand_usd_per_hour", "float", "Pay-as-you-go price.", "USD/hour"),
+    _c("spot_usd_per_hour", "float", "Spot price.", "USD/hour"),
+    _c("snapshot", "string", "The catalog snapshot the price comes from (its document)."),
+    _c("newest", "bool", "True when this is the newest snapshot of its catalog that lists the size."),
+    _c("document", "string", "Document the row comes from."),
+    _c("line", "int", "File line of the row.", "line"),
+)
+
 DIAGNOSTICS = (
     _c("severity", "string", "error, warning or info."),
     _c("code", "string", "Stable code of the problem kind."),
@@ -168,6 +180,25 @@ def _vm_size_columns() -> tuple[Column, ...]:
     cols.extend(
         [
             _c("documents", "int", "Number of documents with at least one claim about the size.", "document"),
+            _c(
+                "found_in",
+                "string",
+                "Where the size is named: 'docs and API' (a page and an API catalog), 'docs only' (not in any "
+                "catalog snapshot), 'API only' (no page describes it) or 'third parties only' (unverified).",
+            ),
+            _c("api_snapshot", "string", "The newest API catalog snapshot that lists the size (its document)."),
+            _c(
+                "lowest_price_usd_per_hour",
+                "float",
+                "Lowest on-demand price over the regions of the newest snapshot that prices the size.",
+                "USD/hour",
+            ),
+            _c(
+                "price_per_gpu_hour_usd",
+                "float",
+                "lowest_price_usd_per_hour divided by gpu_count: what one GPU costs an hour.",
+                "USD/GPU-hour",
+            ),
             _c(
                 "status",
                 "string",
@@ -276,5 +307,6 @@ def tables() -> dict[str, tuple[Column, ...]]:
         "vm_sizes": _vm_size_columns(),
         "facts": FACTS,
         "conflicts": CONFLICTS,
+        "prices": PRICES,
         "diagnostics": DIAGNOSTICS,
     }

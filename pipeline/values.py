@@ -147,6 +147,8 @@ def parse_date_text(text: str) -> dt.date | None:
             return None
     except ValueError:
         return None
+    if len(month) < 3:
+        return None  # "Ju" could be June or July
     number = next((i for i, name in enumerate(MONTHS, start=1) if name.startswith(month.lower()[:3])), None)
     if number is None or (
         len(month) > 3 and not (MONTHS[number - 1].startswith(month.lower()) or month.lower() == "sept")

@@ -82,7 +82,12 @@ def test_duplicate_fact_and_claim(frames: dict[str, pd.DataFrame]) -> None:
         ("claims", "line", 0, "claims.line: must be >= 1"),
         ("claims", "entity_kind", "region", "claims.entity_kind: must be one of size, series"),
         ("diagnostics", "severity", "fatal", "diagnostics.severity: must be one of error, warning, info"),
-        ("documents", "kind", "forum", "documents.kind: must be one of official_spec, vendor_blog, third_party"),
+        (
+            "documents",
+            "kind",
+            "forum",
+            "documents.kind: must be one of official_spec, api_catalog, vendor_blog, third_party",
+        ),
         ("documents", "claims", -1, "documents.claims: must be >= 0"),
         ("facts", "sources", -2, "facts.sources: must be >= 0"),
         ("vm_sizes", "confidence", -0.1, "vm_sizes.confidence: must be between 0 and 1"),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import knowledge
 from pipeline.extract import extract, header_unit, normalize_label, resolve_include
 from pipeline.read import parse_bytes
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
@@ -142,6 +143,172 @@ def test_table_without_size_column_is_reported_at_its_header_line() -> None:
             "table 1 has no size column (headers: Region, Price); skipped",
         ),
     )
+
+
+# ------------------------------------------------------------------ comparison tables
+
+# Real pages cite the Learn page they were copied from as path:line under sources/azure-docs/, where
+# ACD = azure-compute-docs/articles/virtual-machines/sizes and AD = azure-docs/articles/virtual-machines.
+
+MIGRATION = "n-series-migration.md"  # ACD/lifecycle/retirement/n-series-migration.md, in parts
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "names"),
+    [
+        # ACD/lifecycle/retirement/n-series-migration.md:52, a row the page writes without its leading pipe
+        (
+            25,
+            "Standard_NC6 <br> Standard_NC6_Promo | Standard_NC4as_T4_v3 <br>or<br>Standard_NC8as_T4 | CPU: Intel",
+            ("Standard_NC6", "Standard_NC6_Promo"),
+        ),
+        # ACD/lifecycle/retirement/n-series-migration.md:53
+        (
+            26,
+            "| Standard_NC12<br>Standard_NC12_Promo | Standard_NC16as_T4_v3 | CPU: Intel Haswell vs AMD Rome<br>",
+            ("Standard_NC12", "Standard_NC12_Promo"),
+        ),
+        # ACD/lifecycle/retirement/n-series-migration.md:65
+        (
+            34,
+            "| Standard_NC6s_v2 | Standard_NC24ads_A100_v4 | CPU: Intel Broadwell vs AMD Milan <br>",
+            ("Standard_NC6s_v2",),
+        ),
+        # ACD/lifecycle/retirement/n-series-migration.md:98, whose values beside the name are the target's
+        (45, "| Standard_NP10s | Standard_NC4as_T4_v3 | NVIDIA T4 | 1 | Turing | 4 | 28 |", ("Standard_NP10s",)),
+        # ACD/lifecycle/retirement/n-series-migration.md:99
+        (
+            46,
+            "| Standard_NP20s | Standard_NC16as_T4_v3<br>or Standard_ND40rs_v2 (training) | NVIDIA T4 or V100 |",
+            ("Standard_NP20s",),
+        ),
+    ],
+)
+def test_comparison_table_row_is_only_a_mention_of_its_own_sizes(
+    line: int, written: str, names: tuple[str, ...]
+) -> None:
+    assert fixture_line(MIGRATION, line).startswith(written)
+    found = [s for s in extract_fixture(MIGRATION).statements if s.line == line]
+    assert [(s.method, s.key, s.column, s.parts, s.subject) for s in found] == [
+        ("mention", "Current VM Size", "Current VM Size", names, " ".join(names))
+    ]
+
+
+def test_comparison_tables_state_no_values_and_report_no_column() -> None:
+    # "Difference in Specification", "GPU Generation" and the rest describe the target size.
+    assert fixture_line(MIGRATION, 23).startswith("| Current VM Size | Target VM Size | Difference in Specification |")
+    assert fixture_line(MIGRATION, 43).startswith(
+        "| Current VM Size | Target VM Size | GPU | GPU Count | GPU Generation |"
+    )
+    ex = extract_fixture(MIGRATION)
+    assert [s for s in ex.statements if s.table_index is not None and s.method != "mention"] == []
+    assert ex.diagnostics == ()
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "Target VM Size",  # ACD/lifecycle/retirement/n-series-migration.md:50
+        "Recommended SKU to Migrate to",  # ACD/gpu-accelerated/nvv3-series-retirement.md:25
+        "Recommended SKU",
+        "Target Size",
+        "Migrate to",
+    ],
+)
+def test_a_column_naming_other_sizes_makes_the_table_a_comparison(target: str) -> None:
+    # ACD/gpu-accelerated/nvv3-series.md:34 (12 vCPUs); the target is the series the NVv3 retirement
+    # page recommends (ACD/gpu-accelerated/nvv3-series-retirement.md:21).
+    ex = extract_text(
+        f"# NVv3-series\n\n| Size | {target} | vCPU |\n|---|---|---|\n| Standard_NV12s_v3 | NVadsA10_v5 | 12 |\n"
+    )
+    assert [(s.line, s.method, s.raw_text) for s in ex.statements] == [(5, "mention", "Standard_NV12s_v3")]
+    assert ex.diagnostics == ()
+
+
+def test_without_a_column_naming_other_sizes_the_same_row_states_values() -> None:
+    ex = extract_text("# NVv3-series\n\n| Size | vCPU |\n|---|---|\n| Standard_NV12s_v3 | 12 |\n")
+    assert [(s.line, s.method, s.key, s.raw_text) for s in ex.statements] == [(5, "table", "vCPU", "12")]
+
+
+# ------------------------------------------------------------------- size-table headers
+
+FSV2 = "fsv2-series.md"  # articles/virtual-machines/fsv2-series.md of MicrosoftDocs/azure-docs
+H100 = "nd-h100-v5-series.md"  # AD/nd-h100-v5-series.md
+A10 = "nva10v5-series.md"  # AD/nva10v5-series.md
+
+
+@pytest.mark.parametrize(
+    ("written", "column"),
+    [
+        (
+            "| Max cached and temp storage throughput: IOPS/MBps (cache size in GiB) |",
+            "Max cached and temp storage throughput: IOPS/MBps (cache size in GiB)",
+        ),
+        (
+            "|  Max burst uncached disk throughput: IOPS/MBps<sup>1</sup> |",
+            "Max burst uncached disk throughput: IOPS/MBps",
+        ),
+    ],
+)
+def test_a_column_no_header_rule_maps_is_one_warning_at_the_header_line(written: str, column: str) -> None:
+    # The header is line 13; the table has two rows, and the column is still reported once.
+    assert written in fixture_line(FSV2, 13)
+    ex = extract_fixture(FSV2)
+    found = [d for d in ex.diagnostics if f"{column!r}" in d.message]
+    assert found == [
+        Diagnostic(
+            "warning",
+            "unknown_header",
+            f"{FOLDER}/{FSV2}",
+            13,
+            f"table 1 column {column!r} names no known attribute, so its values are not read; add a synonym "
+            "to headers.toml",
+        )
+    ]
+
+
+def test_only_the_unmapped_columns_are_reported() -> None:
+    assert [(d.code, d.line) for d in extract_fixture(FSV2).diagnostics] == [("unknown_header", 13)] * 2
+
+
+@pytest.mark.parametrize(
+    ("header", "reported"),
+    [
+        ("Notes", False),
+        ("Note", False),
+        ("Comments", False),
+        ("Remarks", False),
+        ("Description", False),
+        ("Details", False),
+        ("Rack position", True),
+    ],
+)
+def test_free_text_columns_are_known_and_not_reported(header: str, reported: bool) -> None:
+    # AD/nvv3-series.md:27 and the footnote of AD/nvv3-series.md:32 ("1 GPU = one-half M60 card.") in a column.
+    ex = extract_text(
+        f"# NVv3-series\n\n| Size | vCPU | {header} |\n|---|---|---|\n"
+        "| Standard_NV12s_v3 |12 | 1 GPU = one-half M60 card. |\n"
+    )
+    assert [d.code for d in ex.diagnostics] == (["unknown_header"] if reported else [])
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "header", "attributes"),
+    [
+        (FSV2, 13, "vCPU's", ("vcpus",)),
+        (H100, 12, "Temp storage (SSD) Gib", ("temp_storage_gib",)),
+        (H100, 12, "Memory:GiB", ("memory_gib",)),
+        (A10, 12, "Max NICs / Expected network bandwidth (MBps)", ("max_nics", "network_bandwidth_mbps")),
+        (A10, 12, "GPU partition", ("gpu_count",)),
+    ],
+)
+def test_header_spelling_maps_to_attributes(name: str, line: int, header: str, attributes: tuple[str, ...]) -> None:
+    assert f"| {header} " in fixture_line(name, line)
+    rule = knowledge.load().column_rule(normalize_label(header))
+    assert rule is not None and rule.attributes == attributes
+    ex = extract_fixture(name)
+    assert header in {s.key for s in of_method(ex, "table")}
+    assert [d for d in ex.diagnostics if f"{header!r}" in d.message] == []
 
 
 # ------------------------------------------------------------- Part | Quantity | Specs
@@ -495,6 +662,10 @@ def test_resolve_include(document: str, target: str, resolved: str | None) -> No
         ("Max Scale-Out Bandwidth (Gbps)", "max scale out bandwidth"),
         ("Accelerator-Memory (GB)", "accelerator memory"),
         ("Max NICs / Max network bandwidth (Mbps)", "max nics max network bandwidth"),
+        ("vCPU's", "vcpus"),
+        ("Temp storage (SSD) Gib", "temp storage ssd"),
+        ("Max NICs / Expected network bandwidth (MBps)", "max nics expected network bandwidth"),
+        ("Max burst uncached disk throughput: IOPS/MBps<sup>1</sup>", "max burst uncached disk throughput"),
     ],
 )
 def test_normalize_label(label: str, normalized: str) -> None:

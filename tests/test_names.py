@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pipeline.names import SizeName, feature_meanings, parse_series, parse_size, series_key
+from pipeline.names import (
+    SeriesParts,
+    SizeName,
+    feature_meanings,
+    find_series,
+    find_series_groups,
+    member_of,
+    parse_series,
+    parse_size,
+    series_key,
+    series_parts,
+)
+
+# Real cases cite the Learn page they were copied from as path:line under sources/azure-docs/, where
+# ACD = azure-compute-docs/articles/virtual-machines/sizes and AD = azure-docs/articles/virtual-machines.
+# Markdown links are reduced to their text, as extraction hands running text to these functions.
 
 # ------------------------------------------------------------------------ size names
 
@@ -237,3 +252,367 @@ def test_spellings_of_one_series_share_a_key(a: str, b: str) -> None:
 )
 def test_different_series_have_different_keys(a: str, b: str) -> None:
     assert series_key(a) != series_key(b)
+
+
+# ------------------------------------------------------------------------ every series a sentence names
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:18
+            "The first group of GPU products to be retired in Azure are the original NC, NC v2 and ND-series VMs, "
+            "powered by NVIDIA Tesla K80, P100, and P40 datacenter GPU accelerators respectively.",
+            ["NC", "NC v2", "ND"],
+            id="list-ending-in-series",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/includes/nv-series-summary.md:16
+            "NV and NV_Promo series Azure virtual machines (VMs) will be retired on September 6, 2023.",
+            ["NV", "NV_Promo"],
+            id="promo-variant",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/includes/nv-series-summary.md:18
+            "NVv3 and NVv4 series VMs are planned to retire on September 30, 2026.",
+            ["NVv3", "NVv4"],
+            id="two-versions",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/nv-family.md:77
+            "After their retirement on September 30, 2026, NVv3-series and NVv4-series will also be listed there "
+            "as previous-generation sizes.",
+            ["NVv3", "NVv4"],
+            id="each-with-its-own-series",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:59
+            "Like the NC and ND -Series, the NC v2-Series offers a configuration with a secondary low-latency, "
+            "high-throughput network through RDMA, and InfiniBand connectivity",
+            ["NC", "ND", "NC v2"],
+            id="spaced-hyphen-and-capital-series",
+        ),
+        pytest.param(
+            # AD/sizes-gpu.md:24
+            "The NC-series uses the Intel Xeon E5-2690 v3 2.60GHz v3 (Haswell) processor, and the NCv2-series and "
+            "NCv3-series VMs use the Intel Xeon E5-2690 v4 (Broadwell) processor.",
+            ["NC", "NCv2", "NCv3"],
+            id="cpu-model-versions-are-not-series",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:130
+            "users of these sizes should consider achieving their performance goals with more powerful NVIDIA V100 "
+            "GPU-based VM series like the NC v3-Series and ND v2-series, which typically enable the same level",
+            ["NC v3", "ND v2"],
+            id="series-after-vm-series",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:44
+            "The NC (v1)-Series VMs are Azure’s oldest GPU-accelerated compute VM type",
+            ["NC v1"],
+            id="version-in-brackets",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/ndh100v5-series.md:2
+            "ND-H100-v5 size series",
+            ["ND H100 v5"],
+            id="hyphenated-name",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:12
+            "I want to review the specifications of the ND-MI300X-v5 series VMs",
+            ["ND MI300X v5"],
+            id="hyphenated-amd-accelerator",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/includes/nvadsv710-v5-series-specs.md:2
+            "NVads-V710 v5-series specs include",
+            ["NVads V710 v5"],
+            id="hyphen-after-feature-letters",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:84
+            "> NP-series sizes (Standard_NP10s, Standard_NP20s, Standard_NP40s) are scheduled for "
+            "**retirement on May 31, 2027**.",
+            ["NP"],
+            id="sizes-listed-after-the-series",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/nd-series-retirement.md:13
+            "we're extending the retirement date by one year to 6 September 2023, for the Azure ND-Series virtual "
+            "machine to give you more time to plan  your migration.",
+            ["ND"],
+            id="after-azure",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/nc-rtxpro6000-bse-v6-series-overview.md:21
+            "The NCv6-series is currently in public preview",
+            ["NCv6"],
+            id="single",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:48
+            "In general, NC-Series customers should consider moving directly across from NC sizes to NC T4 v3 sizes",
+            ["NC", "NC T4 v3"],
+            id="each-series-once",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:130
+            "All retired NC, NC v2, and ND-series sizes were available in multi-GPU sizes",
+            ["NC", "NC v2", "ND"],
+            id="comma-before-and",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/nd-series-retirement.md:22
+            "This retirement doesn't impact the newer NCv3, NC T4 v3, and ND v2 series virtual machines.",
+            ["NCv3", "NC T4 v3", "ND v2"],
+            id="comma-before-and-series-after",
+        ),
+        pytest.param(
+            # AD/nd-h100-v5-series.md:6 (the front-matter title)
+            "ND H100 v5-series- Azure Virtual Machines",
+            ["ND H100 v5"],
+            id="series-followed-by-a-dash",
+        ),
+    ],
+)
+def test_find_series(text: str, names: list[str]) -> None:
+    assert [s.written for s in find_series(text)] == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # ACD/gpu-accelerated/nd-family.md:2
+        pytest.param("ND family virtual machine size series", id="family-page-title"),
+        # ACD/gpu-accelerated/nv-family.md:14
+        pytest.param("'NV' sub-family GPU accelerated VM size series", id="sub-family-heading"),
+        # ACD/gpu-accelerated/nc-family.md:10
+        pytest.param(
+            "I want to review the specifications and use cases of the NC family GPU-accelerated VM sizes",
+            id="family-in-a-sentence",
+        ),
+        # ACD/lifecycle/retirement/n-series-migration.md:18
+        pytest.param(
+            "These products will be retired on August 31st 2023, and the oldest VMs in this series launched in 2016.",
+            id="this-series",
+        ),
+        # ACD/lifecycle/retirement/n-series-migration.md:109
+        pytest.param("Choose a series and size for modernization.", id="a-series"),
+        # ACD/lifecycle/retirement/n-series-migration.md:14
+        pytest.param("Modernization guide for GPU compute workloads in Azure", id="no-anchor-word"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_text_that_names_no_series(text: str) -> None:
+    assert find_series(text) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "groups"),
+    [
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:48
+            "In general, NC-Series customers should consider moving directly across from NC sizes to NC T4 v3 sizes",
+            [["NC"], ["NC"], ["NC T4 v3"]],
+            id="one-group-per-place",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:18
+            "the original NC, NC v2 and ND-series VMs",
+            [["NC", "NC v2", "ND"]],
+            id="a-list-is-one-group",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/nv-family.md:77
+            "NVv3-series and NVv4-series will also be listed there",
+            [["NVv3"], ["NVv4"]],
+            id="two-places",
+        ),
+        pytest.param(
+            # ACD/lifecycle/retirement/n-series-migration.md:59
+            "Like the NC and ND -Series, the NC v2-Series offers a configuration",
+            [["NC", "ND"], ["NC v2"]],
+            id="list-then-single",
+        ),
+        pytest.param(
+            # ACD/gpu-accelerated/nd-h200-v5-series.md:17
+            "ND-H200-v5 size series",
+            [["ND H200 v5"]],
+            id="size-series-is-one-place",
+        ),
+    ],
+)
+def test_find_series_groups(text: str, groups: list[list[str]]) -> None:
+    assert [[s.written for s in group] for group in find_series_groups(text)] == groups
+
+
+_SERIES_SPELLINGS = st.from_regex(
+    r"N[CDGV](?:[adms]{1,3})?(?:v[2-6]|_[AHT][1-9][0-9]{1,2}_v[2-6]| [AHT][1-9][0-9]{1,2} v[2-6])?",
+    fullmatch=True,
+)
+
+
+@given(_SERIES_SPELLINGS)
+def test_a_series_in_a_sentence_is_found_as_written(name: str) -> None:
+    found = find_series(f"The {name}-series VMs are available in preview.")
+    assert [(s.written, s.key) for s in found] == [(name, series_key(name))]
+
+
+@given(st.text(max_size=60))
+def test_find_series_never_raises_and_flattens_its_groups(text: str) -> None:
+    groups = find_series_groups(text)
+    assert find_series(text) == tuple(dict.fromkeys(s for group in groups for s in group))
+
+
+@given(st.text(max_size=60))
+def test_text_about_a_family_names_no_series(text: str) -> None:
+    assert find_series(f"{text} family") == ()
+
+
+# ------------------------------------------------------------------------ parts of a series name
+
+
+@pytest.mark.parametrize(
+    ("name", "parts"),
+    [
+        # ACD/gpu-accelerated/ndma100v4-series.md:2
+        pytest.param("NDm_A100_v4", SeriesParts("ND", "m", ("A100",), "v4"), id="NDm_A100_v4"),
+        # ACD/gpu-accelerated/ndv2-series.md:2
+        pytest.param("NDv2", SeriesParts("ND", "", (), "v2"), id="version-glued"),
+        # ACD/lifecycle/retirement/n-series-migration.md:59
+        pytest.param("NC v2", SeriesParts("NC", "", (), "v2"), id="version-separate"),
+        # AD/ngads-v-620-series.md:2
+        pytest.param("NGads V620", SeriesParts("NG", "ads", ("V620",), "v1"), id="no-version-is-v1"),
+        # ACD/gpu-accelerated/includes/nv-series-summary.md:16
+        pytest.param("NV_Promo", SeriesParts("NV", "", (), "v1", ("PROMO",)), id="variant"),
+        # ACD/gpu-accelerated/nvadsa10v5-series.md:2
+        pytest.param("NVadsA10_v5", SeriesParts("NV", "ads", ("A10",), "v5"), id="accelerator-glued"),
+        # ACD/gpu-accelerated/ndasra100v4-series.md:2
+        pytest.param("NDasrA100_v4", SeriesParts("ND", "asr", ("A100",), "v4"), id="NDasrA100_v4"),
+        # AD/nda100-v4-series.md:2
+        pytest.param("ND A100 v4", SeriesParts("ND", "", ("A100",), "v4"), id="words"),
+        # ACD/gpu-accelerated/nccadsh100v5-series.md:2
+        pytest.param("NCCads_H100_v5", SeriesParts("NCC", "ads", ("H100",), "v5"), id="three-letter-family"),
+        # ACD/gpu-accelerated/ncast4v3-series.md:2
+        pytest.param("NCasT4_v3", SeriesParts("NC", "as", ("T4",), "v3"), id="NCasT4_v3"),
+        # ACD/gpu-accelerated/nc-rtxpro6000bsev6-series.md:2
+        pytest.param("NC_RTXPRO6000BSE_v6", SeriesParts("NC", "", ("RTXPRO6000BSE",), "v6"), id="long-accelerator"),
+        # ACD/gpu-accelerated/ndh100v5-series.md:2
+        pytest.param("ND-H100-v5 size series", SeriesParts("ND", "", ("H100",), "v5"), id="hyphens-and-suffix"),
+        # AD/nd-series.md:12
+        pytest.param("ND-series", SeriesParts("ND", "", (), "v1"), id="first-generation"),
+    ],
+)
+def test_series_parts(name: str, parts: SeriesParts) -> None:
+    assert series_parts(name) == parts
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("nd", id="lowercase"),
+        pytest.param("the ND-series", id="word-before-the-name"),
+        pytest.param("40rs_v2", id="starts-with-a-number"),
+    ],
+)
+def test_names_that_do_not_start_with_a_family_have_no_parts(name: str) -> None:
+    assert series_parts(name) is None
+
+
+# ------------------------------------------------------------------------ which series a size can belong to
+
+
+@pytest.mark.parametrize(
+    ("size", "series", "member"),
+    [
+        # ACD/gpu-accelerated/nvadsa10v5-series.md:31
+        pytest.param("Standard_NV6ads_A10_v5", "NVadsA10_v5", True, id="NV6ads_A10_v5-of-NVadsA10_v5"),
+        # ACD/gpu-accelerated/nvcadbA10M5+serbes.md:2 and :27, a garbled page title over the A10 table
+        pytest.param("Standard_NV6ads_A10_v5", "NVcadbA10_M5+", False, id="garbled-title-letters-c-and-b-missing"),
+        # ACD/gpu-accelerated/ndasra100v4-series.md:31
+        pytest.param("Standard_ND96asr_v4", "NDasrA100_v4", True, id="accelerator-only-in-the-series"),
+        # AD/nda100-v4-series.md:2
+        pytest.param("Standard_ND96asr_v4", "ND A100 v4", True, id="series-spelled-in-words"),
+        # ACD/gpu-accelerated/ndasra100v4-series.md:31 and ndma100v4-series.md:2
+        pytest.param("Standard_ND96asr_v4", "NDm_A100_v4", False, id="letter-m-missing"),
+        # ACD/gpu-accelerated/ndma100v4-series.md:41
+        pytest.param("Standard_ND96amsr_A100_v4", "NDm_A100_v4", True, id="ND96amsr_A100_v4-of-NDm_A100_v4"),
+        # ACD/gpu-accelerated/nccadsh100v5-series.md:41
+        pytest.param("Standard_NCC40ads_H100_v5", "NCads_H100_v5", False, id="NCC-is-not-NC"),
+        pytest.param("Standard_NCC40ads_H100_v5", "NCCads_H100_v5", True, id="NCC40ads_H100_v5-of-NCCads_H100_v5"),
+        # ACD/gpu-accelerated/ndv2-series.md:41
+        pytest.param("Standard_ND40rs_v2", "ND", False, id="ND-is-v1"),
+        pytest.param("Standard_ND40rs_v2", "NDv2", True, id="ND40rs_v2-of-NDv2"),
+        pytest.param("Standard_ND40rs_v2", "NDv2-series", True, id="series-suffix"),
+        # ACD/gpu-accelerated/nv-series.md:35 and includes/nv-series-summary.md:16
+        pytest.param("Standard_NV6", "NV_Promo", False, id="variant-not-carried"),
+        pytest.param("Standard_NV6", "NV", True, id="first-generation"),
+        # Spelled as the NC Promo sizes are, ACD/lifecycle/retirement/n-series-migration.md:52
+        pytest.param("Standard_NV6_Promo", "NV", True, id="promo-size-of-its-series"),
+        pytest.param("Standard_NV6_Promo", "NV_Promo", True, id="promo-size-of-the-promo-series"),
+        # ACD/lifecycle/retirement/n-series-migration.md:52
+        pytest.param("Standard_NC6_Promo", "NC", True, id="NC6_Promo-of-NC"),
+        # ACD/lifecycle/retirement/n-series-migration.md:52, the page drops the version of NC8as_T4_v3
+        pytest.param("Standard_NC8as_T4", "NCasT4_v3", False, id="size-without-version-is-v1"),
+        # ACD/gpu-accelerated/ndh100v5-series.md:52 and nd-h200-v5-series.md:6
+        pytest.param("Standard_ND96isr_H100_v5", "ND H100 v5", True, id="same-accelerator"),
+        pytest.param("Standard_ND96isr_H100_v5", "ND H200 v5", False, id="other-accelerator"),
+        # ACD/gpu-accelerated/nvadsa10v5-series.md:31 and nvadsv710-v5-series.md:2
+        pytest.param("Standard_NV6ads_A10_v5", "NVads V710 v5", False, id="A10-is-not-V710"),
+        # ACD/gpu-accelerated/ngadsv620-series.md:31 and :2
+        pytest.param("Standard_NG8ads_V620_v1", "NGads_V620", True, id="explicit-v1-of-unversioned-series"),
+        # ACD/gpu-accelerated/nvv3-series.md:34 and nvv4-series.md:2
+        pytest.param("Standard_NV12s_v3", "NVv3", True, id="NV12s_v3-of-NVv3"),
+        pytest.param("Standard_NV12s_v3", "NVv4", False, id="other-version"),
+        # ACD/gpu-accelerated/nd-gb200-v6-series.md:31
+        pytest.param("Standard_ND128isr_NDR_GB200_v6", "ND GB200 v6", True, id="extra-word-in-the-size"),
+        # ACD/gpu-accelerated/nc-rtxpro6000bsev6-series.md:46 and :2
+        pytest.param(
+            "Standard_NC128ds_xl_RTXPRO6000BSE_v6", "NC_RTXPRO6000BSE_v6", True, id="NC128ds_xl_RTXPRO6000BSE_v6"
+        ),
+        # ACD/gpu-accelerated/nd-series.md:35
+        pytest.param("Standard_ND6s", "ND", True, id="ND6s-of-ND"),
+        pytest.param("Standard_ND6s", "NV", False, id="other-family"),
+        pytest.param("Standard_NV6ads_A10_v5", "", False, id="empty-series"),
+    ],
+)
+def test_member_of(size: str, series: str, member: bool) -> None:
+    parsed = parse_size(size)
+    assert parsed is not None
+    assert member_of(parsed, series) is member
+
+
+_FAMILIES = st.sampled_from(["NC", "NCC", "ND", "NG", "NP", "NV", "HB", "M"])
+_SERIES_TAILS = st.from_regex(
+    r"[adms]{0,3}(?:v[2-6]|_[AHT][1-9][0-9]{1,2}_v[2-6]| [AHT][1-9][0-9]{1,2} v[2-6])?(?:-series)?",
+    fullmatch=True,
+)
+
+
+@given(_SIZE_SPELLINGS, _FAMILIES, _SERIES_TAILS)
+def test_a_size_is_never_of_another_family(written: str, family: str, tail: str) -> None:
+    size = parse_size(written)
+    assert size is not None
+    assume(family != size.family)
+    assert not member_of(size, family + tail)
+
+
+@given(_SIZE_SPELLINGS)
+def test_a_size_is_of_the_series_its_name_spells(written: str) -> None:
+    size = parse_size(written)
+    assert size is not None
+    name = size.family + size.features
+    name += f"_{size.accelerator}" if size.accelerator else ""
+    name += f"_{size.version}" if size.version else ""
+    assert member_of(size, name)
+
+
+@given(_SIZE_SPELLINGS, st.integers(min_value=1, max_value=9))
+def test_a_size_is_never_of_another_version(written: str, version: int) -> None:
+    size = parse_size(written)
+    assert size is not None
+    assume(f"v{version}" != (size.version or "v1"))
+    assert not member_of(size, f"{size.family}v{version}")

@@ -7,12 +7,14 @@ in the attribute's canonical unit, and how the stage read it.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
 
 from pipeline.cache import Cache
 from pipeline.extract import extract
+from pipeline.names import parse_size
 from pipeline.normalize import Normalized, normalize
 from pipeline.read import parse_bytes
 from pipeline.records import Claim, Diagnostic, Extraction, Mention
@@ -476,17 +478,524 @@ def test_official_pages_listing_one_size_name_one_series() -> None:
     assert {c.value_text for c in n.claims if c.attribute == "series"} == {"ND A100 v4"}
 
 
-@pytest.mark.parametrize(
-    "names",
-    [
-        pytest.param(("ndasra100v4.md",), id="one-page-alone"),
-        pytest.param((A100, "ndasra100v4-blog.md"), id="second-page-not-official"),
-    ],
-)
-def test_series_are_not_merged_without_official_evidence(names: tuple[str, ...]) -> None:
-    n = normalized(*names)
+def test_series_are_not_merged_without_official_evidence() -> None:
+    # gpu-cells.md (official) lists ND96asr_v4 under "ND A100 v4"; the blog's "NDasrA100_v4" is not
+    # official, and it is no shorter name of ND A100 v4 (it adds the letters asr), so both stay.
+    n = normalized(A100, "ndasra100v4-blog.md")
     assert n.series.canonical("NDasrA100_v4") == "NDasrA100_v4"
     assert n.series.canonical("ND A100 v4") == "ND A100 v4"
+
+
+def test_a_shorter_name_of_exactly_one_series_with_sizes_is_that_series() -> None:
+    # ndasra100v4.md lists ND96asr_v4 under "NDasrA100_v4 size series"; a sentence's "ND A100 v4"
+    # (no feature letters) can only mean it. "ND v4" would too; "ND A100 v5" (another version) cannot.
+    n = normalized("ndasra100v4.md")
+    assert n.series.canonical("NDasrA100_v4") == "NDasrA100_v4"
+    assert n.series.canonical("ND A100 v4") == "NDasrA100_v4"
+    assert n.series.canonical("ND v4") == "NDasrA100_v4"
+    assert n.series.canonical("ND A100 v5") == "ND A100 v5"
+
+
+# ------------------------------------------------------- retirement and lifecycle in prose
+
+# Real pages cite the Learn page they were copied from as path:line under sources/azure-docs/, where
+# ACD = azure-compute-docs/articles/virtual-machines/sizes and AD = azure-docs/articles/virtual-machines.
+
+NV = "nv-series.md"  # ACD/gpu-accelerated/nv-series.md (2024-07-31) and its specs include
+NVV3 = "nvv3-series.md"  # ACD/gpu-accelerated/nvv3-series.md and its specs include
+NVV3_RETIREMENT = "nvv3-retirement.md"  # ACD/gpu-accelerated/nvv3-series-retirement.md (2025-06-13)
+MIGRATION = "n-series-migration.md"  # ACD/lifecycle/retirement/n-series-migration.md (2023-02-27)
+NDV2 = "ndv2-series.md"  # AD/ndv2-series.md
+NCV6 = "ncv6-overview.md"  # ACD/gpu-accelerated/nc-rtxpro6000-bse-v6-series-overview.md
+GB300_BLOG = "nd-gb300-v6-blog.md"  # sources/seeds/blog-nd-gb300-v6-ga-aggregator.txt
+MI300X = "ndmi300xv5-series.md"  # ACD/gpu-accelerated/ndmi300xv5-series.md, its summary and specs
+GB200 = "nd-gb200-v6-series.md"  # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md
+NCA100 = "nca100v4-series.md"  # ACD/gpu-accelerated/includes/nca100v4-series-specs.md
+GARBLED = "nvcadba10m5-garbled.md"  # ACD/gpu-accelerated/nvcadbA10M5+serbes.md
+FSV2 = "fsv2-series.md"  # articles/virtual-machines/fsv2-series.md of MicrosoftDocs/azure-docs
+H100 = "nd-h100-v5-series.md"  # AD/nd-h100-v5-series.md
+A10 = "nva10v5-series.md"  # AD/nva10v5-series.md
+
+NVV3_RETIRED = [
+    "Standard_NV12s_v3",
+    "Standard_NV12hs_v3",
+    "Standard_NV24s_v3",
+    "Standard_NV24ms_v3",
+    "Standard_NV32ms_v3",
+    "Standard_NV48s_v3",
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "written", "subjects", "date"),
+    [
+        pytest.param(
+            NV,
+            14,  # ACD/gpu-accelerated/nv-series.md:17
+            "The NV-series is retired as of September 6th, 2023, and is no longer available.",
+            {("NV", "series")},
+            "2023-09-06",
+            id="series-retired-as-of",
+        ),
+        pytest.param(
+            NVV3_RETIREMENT,
+            15,  # ACD/gpu-accelerated/nvv3-series-retirement.md:19
+            "On September 30, 2026, Microsoft Azure will retire the Standard_NV12s_v3, Standard_NV12hs_v3, "
+            "Standard_NV24s_v3, Standard_NV24ms_v3, Standard_NV32ms_v3, and Standard_NV48s_v3 virtual machines "
+            "(VMs) in the NVv3-series",
+            {("NVv3", "series"), *((size, "size") for size in NVV3_RETIRED)},
+            "2026-09-30",
+            id="sizes-listed-after-will-retire",
+        ),
+        pytest.param(
+            MIGRATION,
+            13,  # ACD/lifecycle/retirement/n-series-migration.md:18
+            "The first group of GPU products to be retired in Azure are the original NC, NC v2 and ND-series VMs, "
+            "powered by NVIDIA Tesla K80, P100, and P40 datacenter GPU accelerators respectively. These products "
+            "will be retired on August 31st 2023,",
+            {("NC", "series"), ("NC v2", "series"), ("ND", "series")},
+            "2023-08-31",
+            id="these-products-named-a-sentence-before",
+        ),
+        pytest.param(
+            MIGRATION,
+            39,  # ACD/lifecycle/retirement/n-series-migration.md:84
+            "NP-series sizes (Standard_NP10s, Standard_NP20s, Standard_NP40s) are scheduled for **retirement on "
+            "May 31, 2027**.",
+            {("NP", "series"), ("Standard_NP10s", "size"), ("Standard_NP20s", "size"), ("Standard_NP40s", "size")},
+            "2027-05-31",
+            id="sizes-in-brackets",
+        ),
+    ],
+)
+def test_retirement_date_goes_to_what_its_sentence_is_about(
+    name: str, line: int, written: str, subjects: set[tuple[str, str]], date: str
+) -> None:
+    assert written in fixture_line(name, line)
+    found = claims_at(normalized(name), name, line, "retirement_date")
+    assert {(c.entity, c.entity_kind) for c in found} == subjects
+    assert {(c.value, c.value_text) for c in found} == {(date, date)}
+
+
+def test_sizes_a_retirement_sentence_lists_are_put_in_the_series_it_names() -> None:
+    found = claims_at(normalized(NVV3_RETIREMENT), NVV3_RETIREMENT, 15, "series")
+    assert sorted((c.entity, c.value_text, c.interpretation) for c in found) == sorted(
+        (size, "NVv3", "named in a sentence about NVv3") for size in NVV3_RETIRED
+    )
+
+
+@pytest.mark.parametrize(
+    ("names", "as_of", "state", "why"),
+    [
+        pytest.param(
+            (MIGRATION,),
+            dt.date(2023, 2, 27),
+            "retiring",
+            "retirement date 2023-08-31 is after 2023-02-27, the newest document's date",
+            id="alone",
+        ),
+        pytest.param(
+            (MIGRATION, NV),
+            dt.date(2024, 7, 31),
+            "retired",
+            "retirement date 2023-08-31 is on or before 2024-07-31, the newest document's date",
+            id="with-a-newer-page",
+        ),
+    ],
+)
+def test_lifecycle_follows_from_the_retirement_date_and_the_newest_document(
+    names: tuple[str, ...], as_of: dt.date, state: str, why: str
+) -> None:
+    # "These products will be retired on August 31st 2023": the date says retired or retiring,
+    # measured against the newest ms.date of the documents normalized together, never the clock.
+    n = normalized(*names)
+    assert n.as_of == as_of
+    found = claims_at(n, MIGRATION, 13, "lifecycle")
+    assert {(c.entity, c.value, c.method, c.interpretation) for c in found} == {
+        (series, state, "derived", why) for series in ("NC", "NC v2", "ND")
+    }
+
+
+def test_a_series_retired_as_of_a_date_is_retired() -> None:
+    # ACD/gpu-accelerated/nv-series.md:17: "The NV-series is retired as of September 6th, 2023, ..."
+    found = claims_at(normalized(NV), NV, 14, "lifecycle")
+    assert {(c.entity, c.entity_kind, c.value) for c in found} == {("NV", "series", "retired")}
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "written"),
+    [
+        # ACD/gpu-accelerated/nvv3-series-retirement.md:17
+        (NVV3_RETIREMENT, 13, "1-year and 3-year RI purchases for the NVv3-series ended November 2, 2025."),
+        # ACD/gpu-accelerated/nvv3-series-retirement.md:33
+        (
+            NVV3_RETIREMENT,
+            19,
+            "After September 30th, 2026, any remaining NVv3-series virtual machines (VMs) subscriptions will be "
+            "set to a deallocated state.",
+        ),
+        # ACD/lifecycle/retirement/n-series-migration.md:86
+        (
+            MIGRATION,
+            41,
+            "Purchases of 1-year and 3-year Azure Reserved VM Instances for NP-series ended on **April 2, 2026**.",
+        ),
+    ],
+)
+def test_a_date_that_is_not_a_retirement_gives_no_retirement_date(name: str, line: int, written: str) -> None:
+    assert written in fixture_line(name, line)
+    n = normalized(name)
+    assert claims_at(n, name, line, "retirement_date") == []
+    assert claims_at(n, name, line, "lifecycle") == []
+
+
+def test_a_superseded_size_is_retired_and_the_size_that_supersedes_it_is_not() -> None:
+    # AD/ndv2-series.md:27
+    assert fixture_line(NDV2, 21) == (
+        "> Please note: The ND40s_v2 featuring 16 GB of per-GPU memory is no longer available for preview and "
+        "has been superceded by the updated ND40rs_v2."
+    )
+    found = claims_at(normalized(NDV2), NDV2, 21, "lifecycle")
+    assert {(c.entity, c.entity_kind, c.value) for c in found} == {("Standard_ND40s_v2", "size", "retired")}
+
+
+def test_public_preview_is_lifecycle_preview() -> None:
+    # ACD/gpu-accelerated/nc-rtxpro6000-bse-v6-series-overview.md:21
+    assert fixture_line(NCV6, 19).startswith(
+        "The NCv6-series is currently in public preview and available in the Azure West US 2"
+    )
+    claim = one_claim(NCV6, 19, "lifecycle")
+    assert (claim.entity, claim.entity_kind, claim.value, claim.method) == ("NCv6", "series", "preview", "paragraph")
+
+
+# ------------------------------------------------------------------ GPU models in prose
+
+
+def test_models_listed_with_respectively_pair_with_the_series_in_order() -> None:
+    # ACD/lifecycle/retirement/n-series-migration.md:18: "the original NC, NC v2 and ND-series VMs,
+    # powered by NVIDIA Tesla K80, P100, and P40 datacenter GPU accelerators respectively"
+    found = claims_at(normalized(MIGRATION), MIGRATION, 13, "gpu_model")
+    assert {(c.entity, c.value) for c in found} == {("NC", "K80"), ("NC v2", "P100"), ("ND", "P40")}
+
+
+def test_several_models_without_respectively_go_to_no_series() -> None:
+    changed = edited(MIGRATION, "datacenter GPU accelerators respectively.", "datacenter GPU accelerators.")
+    assert claims_at(normalize([changed]), MIGRATION, 13, "gpu_model") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "pairs"),
+    [
+        pytest.param(
+            30,  # ACD/lifecycle/retirement/n-series-migration.md:59, under "NC v2-Series VMs featuring ..."
+            "The NC v2-series virtual machines are a flagship platform originally designed for AI and Deep "
+            "Learning workloads. They offered excellent performance for Deep Learning training, with per-GPU "
+            "performance roughly 2x that of the original NC-Series and are powered by NVIDIA Tesla P100 GPUs",
+            {("NC v2", "P100")},
+            id="they-is-the-series-named-before",
+        ),
+        pytest.param(
+            21,  # ACD/lifecycle/retirement/n-series-migration.md:48
+            "In general, NC-Series customers should consider moving directly across from NC sizes to "
+            "[NC T4 v3](../../../sizes/gpu-accelerated/ncast4v3-series.md) sizes, Azure’s new GPU-accelerated "
+            "platform for light workloads powered by NVIDIA Tesla T4 GPUs.",
+            {("NC T4 v3", "T4")},
+            id="nearest-series-before",
+        ),
+    ],
+)
+def test_a_gpu_model_in_prose_goes_to_the_series_the_sentence_is_about(
+    line: int, written: str, pairs: set[tuple[str, str]]
+) -> None:
+    assert written in fixture_line(MIGRATION, line)
+    found = claims_at(normalized(MIGRATION), MIGRATION, line, "gpu_model")
+    assert {(c.entity, c.value) for c in found} == pairs
+
+
+def test_a_memory_word_such_as_hbm3e_is_not_a_size() -> None:
+    # sources/seeds/blog-nd-gb300-v6-ga-aggregator.txt:32. By the naming convention alone HBM3e would
+    # be a size (family HBM, 3 vCPUs, feature e), and it follows the value in its sentence.
+    assert fixture_line(GB300_BLOG, 21) == "  - 37TB fast memory per rack (~20TB HBM3e, ~17TB LPDDR)"
+    assert parse_size("HBM3e") is not None
+    n = normalized(GB300_BLOG)
+    claim = one_claim(GB300_BLOG, 21, "rack_fast_memory_gib")
+    assert (claim.entity, claim.entity_kind) == ("ND GB300 v6", "series")
+    assert {c.entity_kind for c in n.claims} == {"series"}
+
+
+# -------------------------------------------------------------------------------- CPUs
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "written", "entity", "model", "vendor", "architecture", "architecture_method"),
+    [
+        pytest.param(
+            NV,
+            20,  # ACD/gpu-accelerated/includes/nv-series-specs.md:16
+            "| Processor      | 6 - 24 vCPUs     | Intel Xeon E5-2690 v3 (Haswell) [x86-64] |",
+            "NV",
+            "Intel Xeon E5-2690 v3 (Haswell)",
+            "Intel",
+            "x86-64",
+            "part_table",
+            id="part-table-with-instruction-set",
+        ),
+        pytest.param(
+            GB200,
+            17,  # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md:16
+            "| Processor      | 128 vCPUs       | Nvidia Grace CPU                               |",
+            "ND GB200 v6",
+            "Nvidia Grace",
+            "NVIDIA",
+            "Arm64",
+            "derived",
+            id="part-table-grace",
+        ),
+        pytest.param(
+            MIGRATION,
+            19,  # ACD/lifecycle/retirement/n-series-migration.md:44
+            "paired with Intel Xeon E5-2690 v3 (Haswell) processors.",
+            "NC",
+            "Intel Xeon E5-2690 v3 (Haswell)",
+            "Intel",
+            "x86-64",
+            "derived",
+            id="prose-processors",
+        ),
+        pytest.param(
+            MIGRATION,
+            30,  # ACD/lifecycle/retirement/n-series-migration.md:59
+            "and Intel Xeon E5-2690 v4 (Broadwell) CPUs.",
+            "NC v2",
+            "Intel Xeon E5-2690 v4 (Broadwell)",
+            "Intel",
+            "x86-64",
+            "derived",
+            id="prose-cpus",
+        ),
+    ],
+)
+def test_cpu_model_with_its_maker_and_architecture(
+    name: str,
+    line: int,
+    written: str,
+    entity: str,
+    model: str,
+    vendor: str,
+    architecture: str,
+    architecture_method: str,
+) -> None:
+    assert written in fixture_line(name, line)
+    n = normalized(name)
+    (cpu,) = claims_at(n, name, line, "cpu_model")
+    (maker,) = claims_at(n, name, line, "cpu_vendor")
+    (arch,) = claims_at(n, name, line, "cpu_architecture")
+    assert (cpu.entity, cpu.entity_kind, cpu.value) == (entity, "series", model)
+    assert (maker.entity, maker.value, maker.method) == (entity, vendor, "derived")
+    assert (arch.entity, arch.value, arch.method) == (entity, architecture, architecture_method)
+
+
+def test_a_processor_line_without_a_model_number_is_no_cpu_model() -> None:
+    # ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16
+    assert "two fourth Gen Intel Xeon Scalable processors for a total 96 physical cores" in fixture_line(MI300X, 14)
+    n = normalized(MI300X)
+    assert [c for c in n.claims if c.line == 14] == []
+
+
+# --------------------------------------------------------------------- GPU cards
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "stated", "gpus"),
+    [
+        # ACD/gpu-accelerated/nv-series.md:112-114, under the series spec "Nvidia Tesla M60 GPU (16GB)"
+        (33, "| Standard_NV6 | 1/2 | 8 |", 0.5, 1.0),
+        (34, "| Standard_NV12 | 1 | 16 |", 1.0, 2.0),
+        (35, "| Standard_NV24 | 2 | 32 |", 2.0, 4.0),
+    ],
+)
+def test_m60_cards_are_counted_as_two_gpus_of_8_gib(line: int, written: str, stated: float, gpus: float) -> None:
+    assert fixture_line(NV, 31) == "| Size Name | Accelerators (Qty.) | Accelerator-Memory (GB) |"
+    assert fixture_line(NV, line) == written
+    n = normalized(NV)
+    assert sorted((c.method, c.value_number) for c in claims_at(n, NV, line, "gpu_count")) == [
+        ("derived", gpus),
+        ("table", stated),
+    ]
+    assert [(c.method, c.value_number) for c in claims_at(n, NV, line, "gpu_memory_gib")] == [("derived", 8.0)]
+
+
+def test_whole_m60_cards_say_how_they_were_counted() -> None:
+    (derived,) = [c for c in claims_at(normalized(NV), NV, 35, "gpu_count") if c.method == "derived"]
+    assert derived.interpretation is not None
+    assert derived.interpretation.startswith(
+        "2 M60 card(s) of 2 GPUs = 4 GPU(s): 32 / 2 = 16 GiB is one card; read as the total of whole cards"
+    )
+
+
+@pytest.mark.parametrize(("name", "line"), [(NV, 25), (NVV3, 22)])
+def test_part_table_memory_of_an_m60_card_is_per_gpu_half_of_it(name: str, line: int) -> None:
+    # ACD/gpu-accelerated/includes/nv-series-specs.md:21, includes/nvv3-series-specs.md:21
+    assert fixture_line(name, line).endswith("| Nvidia Tesla M60 GPU (16GB)    |")
+    claim = one_claim(name, line, "gpu_memory_gib")
+    assert (claim.value_number, claim.entity_kind) == (8.0, "series")
+    assert claim.interpretation is not None
+    assert claim.interpretation.startswith("16 GiB is one M60 card of 2 GPUs: 8 GiB per GPU")
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "gpus"),
+    [
+        # ACD/gpu-accelerated/nvv3-series.md:111-113: the same M60, counted in GPUs
+        (30, "| Standard_NV12s_v3 | 1 | 8 |", 1.0),
+        (31, "| Standard_NV24s_v3 | 2 | 16 |", 2.0),
+        (32, "| Standard_NV48s_v3 | 4 | 32 |", 4.0),
+    ],
+)
+def test_a_count_of_gpus_is_not_read_as_cards(line: int, written: str, gpus: float) -> None:
+    assert fixture_line(NVV3, line) == written
+    n = normalized(NVV3)
+    assert [(c.method, c.value_number) for c in claims_at(n, NVV3, line, "gpu_count")] == [("table", gpus)]
+    assert {c.value_number for c in claims_at(n, NVV3, line, "gpu_memory_gib")} == {8.0}
+
+
+def test_a_total_that_divides_to_within_2_percent_of_the_model_memory_is_that_memory() -> None:
+    # ACD/gpu-accelerated/ndmi300xv5-series.md:100: 1535 / 8 = 191.875, an MI300X has 192 GiB.
+    assert fixture_line(MI300X, 33) == "| Standard_ND96isr_MI300X_v5 | 8 | 1535 |"
+    per = one_claim(MI300X, 33, "gpu_memory_gib")
+    total = one_claim(MI300X, 33, "gpu_memory_total_gib")
+    assert (per.value_number, per.method, total.value_number, total.method) == (192.0, "derived", 1535.0, "table")
+    assert per.interpretation is not None
+    assert per.interpretation.endswith("191.875 GiB per GPU is within 2% of the MI300X's 192 GiB; read as 192")
+
+
+def test_a_gpu_named_by_architecture_and_memory_is_the_one_model_made_so() -> None:
+    # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md:21
+    assert fixture_line(GB200, 22).startswith(
+        "| Accelerators   | 4 GPUs              | Nvidia Blackwell GPU (192 GiB) "
+    )
+    model = one_claim(GB200, 22, "gpu_model")
+    assert (model.entity, model.value) == ("ND GB200 v6", "B200")
+    assert model.interpretation == "the Blackwell GPU made with the memory written beside it is the B200"
+    assert one_claim(GB200, 22, "gpu_memory_gib").value_number == 192.0
+
+
+# ------------------------------------------------------------------- NVMe in part tables
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "column", "attribute", "values"),
+    [
+        # ACD/gpu-accelerated/includes/nca100v4-series-specs.md:18:
+        # | Local Storage  | 1 Temp Disk <br> 1 - 4 NVMe Disks | 64 - 256 GiB Temp Disk <br> 960 GiB NVMe Disks |
+        (NCA100, 19, "Quantity", "nvme_disk_count", ["1-4"]),
+        (NCA100, 19, "Specs", "nvme_disk_size_gib", ["960"]),
+        (NCA100, 19, "Quantity", "temp_disk_count", ["1"]),
+        (NCA100, 19, "Specs", "temp_storage_gib", ["64-256"]),
+        # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:18:
+        # | Local Storage  | 1 Temp Disk <br> 8 NVMe Disks | 1,000 GiB Temp Disk <br> 28,000 GiB NVMe Disks |
+        (MI300X, 22, "Quantity", "nvme_disk_count", ["8"]),
+        (MI300X, 22, "Specs", "nvme_disk_size_gib", ["28000"]),
+        (MI300X, 22, "Quantity", "temp_disk_count", ["1"]),
+        (MI300X, 22, "Specs", "temp_storage_gib", ["1000"]),
+    ],
+)
+def test_a_part_table_piece_naming_nvme_goes_to_the_nvme_attributes(
+    name: str, line: int, column: str, attribute: str, values: list[str]
+) -> None:
+    assert fixture_line(name, line).startswith("| Local Storage  | 1 Temp Disk <br> ")
+    found = claims_at(normalized(name), name, line, attribute, column)
+    assert [c.value for c in found] == values
+    assert {c.entity_kind for c in found} == {"series"}
+
+
+# --------------------------------------------------------------------- series membership
+
+
+@pytest.mark.parametrize(
+    ("line", "written", "entity", "series"),
+    [
+        (7, "| ND6 ", "Standard_ND6", "ND"),
+        # A v2 size cannot be of the first ND series, whatever heading a page lists it under.
+        (8, r"| ND40rs\_v2 ", "Standard_ND40rs_v2", None),
+    ],
+)
+def test_a_size_gets_the_series_of_its_page_only_when_its_name_can_belong_to_it(
+    line: int, written: str, entity: str, series: str | None
+) -> None:
+    assert fixture_line(THIRD_PARTY, 1) == "# Azure ND-Series: GPU Virtual Machines"
+    assert fixture_line(THIRD_PARTY, line).startswith(written)
+    n = normalized(THIRD_PARTY)
+    assert [c.value_text for c in claims_at(n, THIRD_PARTY, line, "series")] == ([series] if series else [])
+    assert claims_at(n, THIRD_PARTY, line, "vcpus") != []
+
+
+def test_a_page_whose_sizes_cannot_be_of_the_series_its_title_claims_is_reported_at_its_title() -> None:
+    # ACD/gpu-accelerated/nvcadbA10M5+serbes.md: titled NVcadbA10_M5+, its table lists NVadsA10_v5 sizes.
+    assert fixture_line(GARBLED, 2) == "title: NVcadbA10_M5+ size series"
+    n = normalized(GARBLED)
+    assert [(d.severity, d.code, d.document, d.line) for d in n.diagnostics] == [
+        ("warning", "page-not-what-it-claims", f"{FOLDER}/{GARBLED}", 2)
+    ]
+    assert n.diagnostics[0].message.startswith(
+        "the page's title names series 'NVcadbA10_M5+', but none of the 6 size(s) its tables list can belong to it "
+        "by the naming convention (Standard_NV12ads_A10_v5, Standard_NV18ads_A10_v5, "
+    )
+    # Its rows still count for the sizes they name; none of them is put in the claimed series.
+    assert {c.attribute for c in n.claims} == {"vcpus", "memory_gib"}
+    assert one_claim(GARBLED, 29, "vcpus").entity == "Standard_NV6ads_A10_v5"
+
+
+def test_a_page_whose_sizes_belong_to_its_series_is_not_reported() -> None:
+    assert [d for d in normalized(NVV3).diagnostics if d.code == "page-not-what-it-claims"] == []
+
+
+# ----------------------------------------------------------- comparison tables and headers
+
+
+def test_comparison_table_rows_are_mentions_and_state_no_values() -> None:
+    # ACD/lifecycle/retirement/n-series-migration.md:50-53, 63-65 and 96-99
+    n = normalized(MIGRATION)
+    assert [c for c in n.claims if c.table_index is not None] == []
+    assert [(m.line, m.written, m.size, m.table) for m in n.mentions] == [
+        (25, "Standard_NC6", "Standard_NC6", "comparison"),
+        (25, "Standard_NC6_Promo", "Standard_NC6_Promo", "comparison"),
+        (26, "Standard_NC12", "Standard_NC12", "comparison"),
+        (26, "Standard_NC12_Promo", "Standard_NC12_Promo", "comparison"),
+        (34, "Standard_NC6s_v2", "Standard_NC6s_v2", "comparison"),
+        (45, "Standard_NP10s", "Standard_NP10s", "comparison"),
+        (46, "Standard_NP20s", "Standard_NP20s", "comparison"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "column", "attribute", "value"),
+    [
+        (FSV2, 15, "vCPU's", "vcpus", 2.0),
+        (H100, 14, "Temp storage (SSD) Gib", "temp_storage_gib", 1000.0),
+        (H100, 14, "Memory:GiB", "memory_gib", 1900.0),
+        (A10, 14, "GPU partition", "gpu_count", pytest.approx(1 / 6)),
+        (A10, 14, "Max NICs / Expected network bandwidth (MBps)", "max_nics", 2.0),
+    ],
+)
+def test_header_spellings_are_read_as_their_attribute(
+    name: str, line: int, column: str, attribute: str, value: object
+) -> None:
+    claim = one_claim(name, line, attribute, column)
+    assert (claim.entity_kind, claim.method, claim.value_number) == ("size", "table", value)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        "Max cached and temp storage throughput: IOPS/MBps (cache size in GiB)",
+        "Max burst uncached disk throughput: IOPS/MBps",
+    ],
+)
+def test_a_column_no_header_rule_maps_is_not_read(column: str) -> None:
+    n = normalized(FSV2)
+    assert [c for c in n.claims if c.column == column] == []
+    assert {c.column for c in n.claims if c.line == 15} >= {"vCPU's", "Memory: GiB", "Max NICs"}
 
 
 # ------------------------------------------------------------------------ the memo

@@ -27,7 +27,7 @@ EIGHT_GPU_SIZES = [
     # nda100-v4-series.md:51 "8 A100 40 GB", ndv2-series.md:41 "8 V100 32 GB", ndv2-series.md:27 (ND40s_v2,
     # "16 GB of per-GPU memory").
     ("Standard_ND96isr_MI300X_v5", 8.0, 192.0, True, "single_source", 0.876),
-    ("Standard_ND96isr_H200_v5", 8.0, 141.0, True, "single_source", 0.876),
+    ("Standard_ND96isr_H200_v5", 8.0, 141.0, True, "single_source", 0.895),
     ("Standard_ND96amsr_A100_v4", 8.0, 80.0, True, "agreed", 0.97),
     ("Standard_ND96isr_H100_v5", 8.0, 80.0, True, "single_source", 0.876),
     ("Standard_ND96isr_v5", 8.0, 80.0, True, "resolved", 0.811),

@@ -1,16 +1,31 @@
-"""Reconciliation on the shipped sources: the decisions an analyst relies on, each asserted."""
+"""Reconciliation on the shipped sources and on small sets of real pages (tests/fixtures/reconcile/): the
+decisions an analyst relies on, each asserted."""
 
 from __future__ import annotations
 
+import re
+import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from pipeline.builder import compute, find_copies
 from pipeline.cache import Cache
+from pipeline.extract import extract
 from pipeline.names import parse_size
-from pipeline.reconcile import NAME_CONVENTION, Conflict, Fact, Reconciled, reconcile
-from pipeline.records import BuildResult, Claim
+from pipeline.read import parse_bytes
+from pipeline.reconcile import (
+    NAME_CONVENTION,
+    SIBLING,
+    Conflict,
+    Fact,
+    Reconciled,
+    name_vcpus_hold,
+    reconcile,
+)
+from pipeline.records import BuildResult, Claim, Extraction
 from pipeline.registry import Source, classify, load_registry
 from pipeline.values import format_number
 from tests.conftest import SOURCES
@@ -321,3 +336,405 @@ def test_a_changed_series_value_decides_the_sizes_that_inherit_it_again(
     assert misses >= 2  # the series and at least the size the fact is about
     redone = next(f for f in again.facts if (f.entity, f.attribute) == (inherited.entity, inherited.attribute))
     assert redone.value_number == doubled
+
+
+# -------------------------------------------------------------- small sets of real pages
+
+# The pages under tests/fixtures/reconcile/ are parts of real Microsoft Learn pages, each citing in its
+# front-matter the lines it copies (from sources/azure-docs/, or MicrosoftDocs/azure-docs at a commit).
+RECONCILE = Path(__file__).parent / "fixtures" / "reconcile"
+DV2 = "dv2-dsv2-series.md"  # MicrosoftDocs/azure-docs articles/virtual-machines/dv2-dsv2-series.md
+NCV3 = "ncv3-series.md"  # azure-docs/articles/virtual-machines/ncv3-series.md (2020-02-03)
+NCV3_SIZES = "ncv3-sizes.md"  # azure-compute-docs/.../gpu-accelerated/ncv3-series.md (2024-07-31)
+NV = "nv-series.md"  # azure-compute-docs/.../gpu-accelerated/nv-series.md and its specs include
+ND = "nd-series.md"  # azure-compute-docs/.../gpu-accelerated/nd-series.md (2024-07-31)
+MIGRATION = "n-series-migration.md"  # azure-compute-docs/.../lifecycle/retirement/n-series-migration.md (2023-02-27)
+GB200 = "nd-gb200-v6-series.md"  # azure-compute-docs/.../gpu-accelerated/nd-gb200-v6-series.md and its specs
+MI300X = "ndmi300xv5-series.md"  # azure-compute-docs/.../gpu-accelerated/ndmi300xv5-series.md and its specs
+NVV3 = "nvv3-series.md"  # azure-compute-docs/.../gpu-accelerated/nvv3-series.md (2024-07-31) and its specs
+NVV3_2020 = "nvv3-series-2020.md"  # azure-docs/articles/virtual-machines/nvv3-series.md (2020-02-03)
+NVV3_RETIREMENT = "nvv3-series-retirement.md"  # azure-compute-docs/.../gpu-accelerated/nvv3-series-retirement.md
+RTX = "nc-rtxpro6000-bse-v6-series.md"  # azure-compute-docs/.../gpu-accelerated/nc-rtxpro6000-bse-v6-series.md
+
+Build = Callable[..., BuildResult]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The named pages of tests/fixtures/reconcile/ as a sources folder of their own, computed
+    (nothing written) once per set of pages."""
+    done: dict[tuple[str, ...], BuildResult] = {}
+
+    def run(*names: str) -> BuildResult:
+        key = tuple(sorted(names))
+        if key not in done:
+            folder = tmp_path_factory.mktemp("sources")
+            for name in names:
+                shutil.copyfile(RECONCILE / name, folder / name)
+            done[key], _ = compute(folder)
+        return done[key]
+
+    return run
+
+
+def evidence_of(result: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
+    """What reconcile is given for these pages: their claims (not the name's or a sibling's) and sources."""
+    sources = {d.path: classify(d, [])[0] for d in result.documents}
+    return [c for c in result.claims if c.method not in (NAME_CONVENTION, SIBLING)], sources
+
+
+def page_line(name: str, line: int) -> str:
+    return (RECONCILE / name).read_text(encoding="utf-8").split("\n")[line - 1]
+
+
+# ------------------------------------------------------ whether a name gives the vCPU count
+
+# The Dv2-series table as published (lines 33-39 of the page): D3_v2, D4_v2 and D5_v2 have 4, 8 and
+# 16 vCPUs, not the 3, 4 and 5 of their names.
+DV2_VCPUS = {
+    "Standard_D1_v2": 1,
+    "Standard_D2_v2": 2,
+    "Standard_D3_v2": 4,
+    "Standard_D4_v2": 8,
+    "Standard_D5_v2": 16,
+}
+NCV3_VCPUS = {"Standard_NC6s_v3": 6, "Standard_NC12s_v3": 12, "Standard_NC24s_v3": 24, "Standard_NC24rs_v3": 24}
+
+
+@pytest.mark.parametrize(
+    ("size", "holds"),
+    [*((size, False) for size in DV2_VCPUS), *((size, True) for size in NCV3_VCPUS)],
+)
+def test_a_name_gives_the_vcpu_count_only_where_its_series_bears_it_out(built: Build, size: str, holds: bool) -> None:
+    assert page_line(DV2, 18) == "| Size | vCPU | Memory: GiB |"
+    claims, sources = evidence_of(built(DV2, NCV3))
+    assert name_vcpus_hold(claims, sources)[size] is holds
+
+
+def test_no_name_convention_vcpu_count_where_the_convention_does_not_hold(built: Build) -> None:
+    result = built(DV2, NCV3)
+    named = {
+        (c.entity, c.value_number) for c in result.claims if c.method == NAME_CONVENTION and c.attribute == "vcpus"
+    }
+    assert named == {(size, vcpus) for size, vcpus in NCV3_VCPUS.items()}
+
+
+@pytest.mark.parametrize(("line", "size", "vcpus"), [(20 + i, s, v) for i, (s, v) in enumerate(DV2_VCPUS.items())])
+def test_the_official_vcpu_count_stands_where_the_name_says_otherwise(
+    built: Build, line: int, size: str, vcpus: int
+) -> None:
+    assert re.match(rf"^\| {size}(<sup>1</sup>)? \| {vcpus} ", page_line(DV2, line))
+    result = built(DV2, NCV3)
+    f = fact(result, size, "vcpus")
+    assert (f.value_number, f.status, f.checks_failed, f.sources) == (vcpus, "single_source", (), 1)
+    assert f.confidence >= 0.5
+    assert f.reason == f"Only the official Microsoft Learn page (2020-02-03) {DV2}:{line} states it."
+    assert conflicts(result, size, "vcpus") == []
+
+
+def test_d3_v2_is_a_size_whose_name_says_3() -> None:
+    size = parse_size("Standard_D3_v2")
+    assert size is not None and size.vcpus == 3
+
+
+def test_where_the_convention_holds_the_name_agrees_with_the_page(built: Build) -> None:
+    f = fact(built(DV2, NCV3), "Standard_NC6s_v3", "vcpus")
+    assert (f.value_number, f.status) == (6, "agreed")
+    assert f.reason == "An official Microsoft Learn page and the size naming convention agree."
+
+
+# ---------------------------------------------------------------- what a reason names
+
+
+@pytest.mark.parametrize(
+    ("names", "entity", "attribute", "value", "reason"),
+    [
+        pytest.param(
+            (ND, MIGRATION),
+            "ND",
+            "retirement_date",
+            "2023-09-06",
+            # Two notes of official pages, of equal weight: only the date sets them apart.
+            "Newer official Microsoft Learn page (2024-07-31) supersedes the older (2023-02-27) value 2023-08-31.",
+            id="equal-weights-the-newer-date",
+        ),
+        pytest.param(
+            (MI300X,),
+            "Standard_ND96isr_MI300X_v5",
+            "nvme_disk_size_gib",
+            "28672",
+            # 28 TiB in the size's table, "28,000 GiB NVMe Disks" in the series' specs
+            "The size's own statement (official Microsoft Learn page (2024-08-01)) over the value 28000 GiB of its "
+            "series ND MI300X v5 (official Microsoft Learn page (2024-08-01)).",
+            id="own-statement-over-the-series",
+        ),
+        pytest.param(
+            (NVV3, NVV3_2020),
+            "NVv3",
+            "cpu_model",
+            "Intel Xeon E5-2690 v4 (Broadwell)",
+            # The specs table is also the newer page; the reason names what set the weights apart.
+            "A table (official Microsoft Learn page (2024-07-31)) over running text (official Microsoft Learn page "
+            "(2020-02-03)) that says Intel E5-2690 v4 (Broadwell).",
+            id="table-over-running-text",
+        ),
+        pytest.param(
+            (NV,),
+            "Standard_NV12",
+            "gpu_count",
+            "2",
+            "The official Microsoft Learn page (2024-07-31) value 1 GPU fails gpu_count_memory.",
+            id="fails-gpu-count-memory",
+        ),
+        pytest.param(
+            (GB200,),
+            "Standard_ND128isr_NDR_GB200_v6",
+            "max_data_disks",
+            "16",
+            "Inherited from series ND GB200 v6: the official Microsoft Learn page (2025-03-20) value 316 disk fails "
+            "series_value.",
+            id="fails-series-value",
+        ),
+    ],
+)
+def test_a_reason_names_what_decided(
+    built: Build, names: tuple[str, ...], entity: str, attribute: str, value: str, reason: str
+) -> None:
+    f = fact(built(*names), entity, attribute)
+    assert (f.value, f.status, f.reason) == (value, "resolved", reason)
+
+
+def test_the_newer_date_decides_only_between_values_of_equal_weight(built: Build) -> None:
+    result = built(ND, MIGRATION)
+    f = fact(result, "ND", "retirement_date")
+    newer, older = re.findall(r"\((\d{4}-\d{2}-\d{2})\)", f.reason)
+    assert newer > older
+    rows = {c.value: c for c in conflicts(result, "ND", "retirement_date")}
+    assert [(v, rows[v].won, rows[v].superseded, rows[v].kinds) for v in sorted(rows)] == [
+        ("2023-08-31", False, True, ("official_spec",)),
+        ("2023-09-06", True, False, ("official_spec",)),
+    ]
+
+
+# ------------------------------------------------------------ lifecycle through the series
+
+
+@pytest.mark.parametrize(
+    ("names", "size", "attribute", "value", "series"),
+    [
+        # "The ND-series has retired as of September 6th, 2023" (and the migration guide's August 31st)
+        ((ND, MIGRATION), "Standard_ND6s", "retirement_date", "2023-09-06", "ND"),
+        ((ND, MIGRATION), "Standard_ND24rs", "lifecycle", "retired", "ND"),
+        # "The NV-series is retired as of September 6th, 2023"
+        ((NV,), "Standard_NV6", "retirement_date", "2023-09-06", "NV"),
+        ((NV,), "Standard_NV24", "lifecycle", "retired", "NV"),
+        # "The NCv3-series will be retired on September 30, 2025", on a page of 2024-07-31
+        ((NCV3_SIZES,), "Standard_NC6s_v3", "retirement_date", "2025-09-30", "NCv3"),
+        ((NCV3_SIZES,), "Standard_NC24rs_v3", "lifecycle", "retiring", "NCv3"),
+    ],
+)
+def test_a_series_retirement_applies_to_each_of_its_sizes(
+    built: Build, names: tuple[str, ...], size: str, attribute: str, value: str, series: str
+) -> None:
+    result = built(*names)
+    assert [c for c in result.claims if (c.entity, c.attribute) == (size, attribute)] == []
+    f = fact(result, size, attribute)
+    assert (f.value, f.inherited_from) == (value, series)
+    assert f.reason.startswith(f"Inherited from series {series}: ")
+
+
+# ------------------------------------------------------------------ the physical checks
+
+
+@pytest.mark.parametrize(
+    ("line", "size", "stated", "memory", "gpus"),
+    [
+        # | Standard_NV6 | 1/2 | 8 |, | Standard_NV12 | 1 | 16 |, | Standard_NV24 | 2 | 32 |: M60 cards
+        (33, "Standard_NV6", "0.5", "8", "1"),
+        (34, "Standard_NV12", "1", "16", "2"),
+        (35, "Standard_NV24", "2", "32", "4"),
+    ],
+)
+def test_a_gpu_count_that_cannot_hold_the_memory_of_its_row_loses_to_the_card_count(
+    built: Build, line: int, size: str, stated: str, memory: str, gpus: str
+) -> None:
+    assert page_line(NV, line).startswith(f"| {size} | ")
+    result = built(NV)
+    f = fact(result, size, "gpu_count")
+    assert (f.value, f.status, f.checks_failed) == (gpus, "resolved", ())
+    rows = {c.value: c for c in conflicts(result, size, "gpu_count")}
+    assert set(rows) == {stated, gpus} and rows[gpus].won
+    assert rows[stated].checks_failed == (
+        f"gpu_count_memory: {stated} M60 GPU(s) of 8 GiB cannot have the {memory} GiB the same row states",
+    )
+
+
+def test_a_gpu_count_that_holds_the_memory_of_its_row_passes(built: Build) -> None:
+    # | Standard_NV12s_v3 | 1 | 8 |: the same M60, counted in GPUs
+    assert page_line(NVV3, 33) == "| Standard_NV12s_v3 | 1 | 8 |"
+    f = fact(built(NVV3), "Standard_NV12s_v3", "gpu_count")
+    assert (f.value, f.status, f.checks_failed) == ("1", "single_source", ())
+
+
+GB200_SIZE = "Standard_ND128isr_NDR_GB200_v6"
+
+
+@pytest.mark.parametrize(
+    ("disks", "fails"),
+    [
+        (316, True),  # as the page prints it, where its series' specs state 16 Disks
+        (33, True),
+        (32, False),
+        (24, False),
+        (16, False),
+        (8, False),
+        (7, True),
+    ],
+)
+def test_a_size_value_beyond_half_or_twice_the_one_value_of_its_series_fails(
+    built: Build, disks: int, fails: bool
+) -> None:
+    assert page_line(GB200, 24) == "| Remote Storage | 16 Disks    | 80,000 IOPS <br>1,200 MBps  |"
+    assert page_line(GB200, 34) == "| Standard_ND128isr_NDR_GB200_v6 | 316 | 80,000 | 1,200 |"
+    claims, sources = evidence_of(built(GB200))
+    (stated,) = [c for c in claims if (c.entity, c.attribute) == (GB200_SIZE, "max_data_disks")]
+    n = float(disks)
+    changed = replace(stated, value=str(disks), value_number=n, range_min=n, range_max=n)
+    result = reconcile([changed if c is stated else c for c in claims], sources)
+    expected = (
+        f"series_value: series ND GB200 v6 states 16 for its sizes, and {disks} is not within half or twice of it"
+    )
+    assert result.checks.get(stated.claim_id, ()) == ((expected,) if fails else ())
+
+
+# ------------------------------------------------------------------------- sibling sizes
+
+SIBLINGS = (RTX, NVV3, NVV3_RETIREMENT)
+RTX_320LDS = "Standard_NC320lds_xl_RTXPRO6000BSE_v6"
+
+
+def test_a_size_no_page_describes_takes_the_gpu_count_of_its_sibling(built: Build) -> None:
+    # NV12hs_v3 is named only by the NVv3 retirement note; NV12s_v3 is of NVv3 with 12 vCPUs too.
+    result = built(*SIBLINGS)
+    f = fact(result, "Standard_NV12hs_v3", "gpu_count")
+    assert (f.value_number, f.status) == (1, "single_source")
+    (claim,) = [c for c in result.claims if c.claim_id in f.supporting]
+    assert (claim.method, claim.raw_text, claim.document, claim.line) == (SIBLING, "Standard_NV12s_v3", NVV3, 33)
+    assert claim.interpretation == (
+        "Standard_NV12s_v3, of the same series NVv3 with the same 12 vCPUs, states 1 GPU; such sizes agree on "
+        "gpu_count in 3 of the 3 pairs that both state it"
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "sibling"), [("Standard_NV12hs_v3", "Standard_NV12s_v3"), ("Standard_NV24ms_v3", "Standard_NV24s_v3")]
+)
+def test_memory_which_a_feature_letter_changes_is_not_taken_from_a_sibling(
+    built: Build, size: str, sibling: str
+) -> None:
+    # The RTX PRO pairs (128ds and 128lds: 512 and 256 GiB, ...) never agree on memory.
+    result = built(*SIBLINGS)
+    assert fact(result, sibling, "memory_gib").status == "single_source"
+    assert fact(result, size, "gpu_count").value_number == fact(result, sibling, "gpu_count").value_number
+    assert [f for f in result.facts if (f.entity, f.attribute) == (size, "memory_gib")] == []
+
+
+def _without_320lds(claims: list[Claim]) -> list[Claim]:
+    return [c for c in claims if c.entity != RTX_320LDS]
+
+
+def _320lds_with_one_gpu(claims: list[Claim]) -> list[Claim]:
+    return [
+        replace(c, value="1", value_number=1.0, range_min=1.0, range_max=1.0)
+        if (c.entity, c.attribute) == (RTX_320LDS, "gpu_count")
+        else c
+        for c in claims
+    ]
+
+
+@pytest.mark.parametrize(
+    ("change", "learned"),
+    [
+        pytest.param(lambda claims: claims, True, id="three-pairs-agree"),
+        pytest.param(_without_320lds, False, id="two-pairs"),
+        pytest.param(_320lds_with_one_gpu, False, id="two-of-three-pairs-agree"),
+    ],
+)
+def test_what_siblings_share_is_learned_from_at_least_three_pairs_that_agree(
+    built: Build, change: Callable[[list[Claim]], list[Claim]], learned: bool
+) -> None:
+    claims, sources = evidence_of(built(*SIBLINGS))
+    found = {(c.entity, c.attribute) for c in reconcile(change(claims), sources).name_claims if c.method == SIBLING}
+    assert (("Standard_NV12hs_v3", "gpu_count") in found) is learned
+    assert {a for _, a in found}.isdisjoint({"memory_gib"})
+
+
+# ------------------------------------------------------------------- copies are one voice
+
+NCV3_TITLE = "title: NCv3-series - Azure Virtual Machines"
+
+
+def _pages(pages: Mapping[str, str], folder: Path) -> BuildResult:
+    for path, text in pages.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text, encoding="utf-8")
+    return compute(folder)[0]
+
+
+def _ncv3(title: str = NCV3_TITLE) -> str:
+    text = (RECONCILE / NCV3).read_text(encoding="utf-8")
+    assert NCV3_TITLE in text
+    return text.replace(NCV3_TITLE, title)
+
+
+# The NCv3 page saved twice in one folder; saved again under another title in another folder; and the
+# newer NCv3 page, another format of the same sizes.
+SAME_TITLE = {"a/ncv3-series.md": _ncv3(), "a/ncv3-series-copy.md": _ncv3()}
+OTHER_TITLE = {"a/ncv3-series.md": _ncv3(), "b/gpu-sizes.md": _ncv3("title: GPU sizes")}
+ANOTHER_PAGE = {"a/ncv3-series.md": _ncv3(), "b/ncv3-sizes.md": (RECONCILE / NCV3_SIZES).read_text(encoding="utf-8")}
+
+
+@pytest.mark.parametrize(
+    ("pages", "copies"),
+    [
+        pytest.param(
+            SAME_TITLE,
+            {"a/ncv3-series-copy.md": ("a/ncv3-series.md", "the same title, in the same folder")},
+            id="same-title-same-folder",
+        ),
+        pytest.param(
+            OTHER_TITLE,
+            {"a/ncv3-series.md": ("b/gpu-sizes.md", "32 of its 32 table cells as written")},
+            id="the-same-table-under-another-title",
+        ),
+        pytest.param(ANOTHER_PAGE, {}, id="another-page-of-the-same-series"),
+    ],
+)
+def test_find_copies(pages: dict[str, str], copies: dict[str, tuple[str, str]]) -> None:
+    extractions: list[Extraction] = []
+    sources: dict[str, Source] = {}
+    for path, text in pages.items():
+        doc, _ = parse_bytes(path, text.encode("utf-8"))
+        assert doc is not None
+        extractions.append(extract(doc))
+        sources[path] = classify(doc, [])[0]
+    found, diagnostics = find_copies(extractions, sources)
+    assert found == {path: voice for path, (voice, _) in copies.items()}
+    assert [(d.code, d.document) for d in diagnostics] == [("duplicate-page", path) for path in copies]
+    for d in diagnostics:
+        voice, why = copies[d.document]
+        assert d.message.startswith(f"repeats {voice} ({why}); the two count as one voice")
+
+
+@pytest.mark.parametrize(
+    ("pages", "status", "voices"),
+    [
+        pytest.param(SAME_TITLE, "single_source", 1, id="same-title-same-folder"),
+        pytest.param(OTHER_TITLE, "single_source", 1, id="the-same-table-under-another-title"),
+        pytest.param(ANOTHER_PAGE, "agreed", 2, id="another-page-of-the-same-series"),
+    ],
+)
+def test_copies_that_agree_are_one_voice(tmp_path: Path, pages: dict[str, str], status: str, voices: int) -> None:
+    # Memory, which no size name states: only the pages speak.
+    f = fact(_pages(pages, tmp_path), "Standard_NC6s_v3", "memory_gib")
+    assert (f.value_number, f.status, f.sources) == (112, status, voices)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,13 +11,18 @@ from hypothesis import strategies as st
 from pipeline import knowledge
 from pipeline.values import (
     Quantity,
+    clean_cpu_model,
     format_number,
     is_empty,
+    parse_date_text,
     parse_flag,
     parse_generations,
     parse_number,
     parse_quantity,
 )
+
+# Real cases cite the Learn page they were copied from as path:line under sources/azure-docs/, where
+# ACD = azure-compute-docs/articles/virtual-machines/sizes and AD = azure-docs/articles/virtual-machines.
 
 KNOW = knowledge.load()
 
@@ -240,3 +247,178 @@ def test_parse_generations(text: str, generations: tuple[int, ...] | None) -> No
 )
 def test_format_number(value: float, text: str) -> None:
     assert format_number(value) == text
+
+
+# ------------------------------------------------------------------------ dates in running text
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        # ACD/gpu-accelerated/nv-series.md:17
+        pytest.param("September 6th, 2023", dt.date(2023, 9, 6), id="ordinal-and-comma"),
+        # ACD/lifecycle/retirement/nd-series-retirement.md:13
+        pytest.param("6 September 2023", dt.date(2023, 9, 6), id="day-first"),
+        # ACD/lifecycle/retirement/n-series-migration.md:18
+        pytest.param("August 31st 2023", dt.date(2023, 8, 31), id="ordinal-without-comma"),
+        # AD/nv-series.md:18
+        pytest.param("August 31st, 2023", dt.date(2023, 8, 31), id="st"),
+        # ACD/gpu-accelerated/includes/nv-series-summary.md:16
+        pytest.param("September 6, 2023", dt.date(2023, 9, 6), id="month-day-year"),
+        # ACD/gpu-accelerated/nvv3-series-retirement.md:33
+        pytest.param("September 30th, 2026", dt.date(2026, 9, 30), id="th"),
+        # ACD/gpu-accelerated/nvv3-series-retirement.md:17
+        pytest.param("November 2, 2025", dt.date(2025, 11, 2), id="one-digit-day"),
+        # ACD/lifecycle/retirement/n-series-migration.md:84
+        pytest.param("May 31, 2027", dt.date(2027, 5, 31), id="three-letter-month"),
+        pytest.param("Aug. 31, 2023", dt.date(2023, 8, 31), id="abbreviated-with-point"),
+        pytest.param("Sept 1 2024", dt.date(2024, 9, 1), id="sept"),
+        pytest.param("Sept. 6th, 2023", dt.date(2023, 9, 6), id="sept-with-point"),
+        pytest.param("31st December 2023", dt.date(2023, 12, 31), id="day-first-ordinal"),
+        pytest.param("6 Sept, 2023", dt.date(2023, 9, 6), id="day-first-comma"),
+        pytest.param("september 6, 2023", dt.date(2023, 9, 6), id="lowercase"),
+        pytest.param("  September   6th,  2023 ", dt.date(2023, 9, 6), id="extra-spaces"),
+        pytest.param("February 29, 2024", dt.date(2024, 2, 29), id="leap-day"),
+        pytest.param("2023-09-06", dt.date(2023, 9, 6), id="iso"),
+    ],
+)
+def test_parse_date_text(text: str, date: dt.date) -> None:
+    assert parse_date_text(text) == date
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("February 30, 2024", id="february-30"),
+        pytest.param("30 February 2024", id="february-30-day-first"),
+        pytest.param("February 29, 2023", id="no-leap-day"),
+        pytest.param("June 31, 2024", id="june-31"),
+        pytest.param("Sep 0, 2023", id="day-zero"),
+        pytest.param("2023-02-30", id="iso-february-30"),
+        pytest.param("2023-13-01", id="iso-month-13"),
+        pytest.param("2023-9-6", id="iso-without-zeros"),
+        pytest.param("Smarch 3, 2024", id="not-a-month"),
+        pytest.param("Ju 3, 2024", id="June-or-July"),
+        pytest.param("No 5, 2023", id="two-letters"),
+        pytest.param("3 Ju 2024", id="day-first-two-letters"),
+        pytest.param("Septembre 6, 2023", id="longer-than-the-month"),
+        pytest.param("Mayo 5, 2023", id="may-with-more-letters"),
+        # ACD/gpu-accelerated/ngadsv620-series.md:8 (ms.date: 07/31/2024)
+        pytest.param("07/31/2024", id="slashes"),
+        pytest.param("September 2023", id="no-day"),
+        pytest.param("Monday, September 6, 2023", id="weekday"),
+        pytest.param("September 6th 2023.", id="sentence-not-date"),
+        pytest.param("", id="empty"),
+    ],
+)
+def test_parse_date_text_refuses_what_is_not_one_date(text: str) -> None:
+    assert parse_date_text(text) is None
+
+
+_DATES = st.dates(min_value=dt.date(1000, 1, 1))
+
+
+@given(_DATES)
+def test_parse_date_text_reads_isoformat_back(date: dt.date) -> None:
+    assert parse_date_text(date.isoformat()) == date
+
+
+@given(_DATES, st.sampled_from(["{B} {d}, {Y}", "{d} {B} {Y}", "{b}. {d}, {Y}", "{B} {d}th {Y}", "{d} {b} {Y}"]))
+def test_parse_date_text_reads_every_day_written_in_words(date: dt.date, layout: str) -> None:
+    text = layout.format(B=f"{date:%B}", b=f"{date:%b}", d=date.day, Y=date.year)
+    assert parse_date_text(text) == date
+
+
+@given(st.text(max_size=40))
+def test_parse_date_text_never_raises(text: str) -> None:
+    result = parse_date_text(text)
+    assert result is None or isinstance(result, dt.date)
+
+
+# ------------------------------------------------------------------------ CPU models
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "architecture"),
+    [
+        # ACD/gpu-accelerated/nvv3-series-retirement.md:42 (with the instruction set as specs tables add it)
+        pytest.param(
+            "AMD EPYC™ 74F3V(Milan) [x86-64]", "AMD EPYC 74F3V (Milan)", "x86-64", id="trademark-and-glued-codename"
+        ),
+        # ACD/gpu-accelerated/includes/nvadsa10v5-series-specs.md:16
+        pytest.param("AMD EPYC 74F3v (Milan) [x86-64]", "AMD EPYC 74F3v (Milan)", "x86-64", id="instruction-set"),
+        # AD/sizes-gpu.md:24
+        pytest.param(
+            "Intel Xeon E5-2690 v3 2.60GHz v3 (Haswell)",
+            "Intel Xeon E5-2690 v3 (Haswell)",
+            None,
+            id="clock-speed-and-repeated-version",
+        ),
+        # ACD/gpu-accelerated/includes/nd-gb300-v6-series-specs.md:17
+        pytest.param("Nvidia Grace CPU", "Nvidia Grace", None, id="trailing-cpu"),
+        # ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15
+        pytest.param("NVIDIA Grace CPUs", "NVIDIA Grace", None, id="trailing-cpus"),
+        # AD/nc-series.md:14
+        pytest.param(
+            "Intel Xeon E5-2690 v3 (Haswell) processor", "Intel Xeon E5-2690 v3 (Haswell)", None, id="processor"
+        ),
+        # AD/ndm-a100-v4-series.md:21
+        pytest.param("AMD Epyc™ 7V12 (Rome)", "AMD Epyc 7V12 (Rome)", None, id="trademark-sign"),
+        # AD/nct4-v3-series.md:15
+        pytest.param("AMD EPYC 7V12(Rome) CPUs", "AMD EPYC 7V12 (Rome)", None, id="glued-codename-and-cpus"),
+        # ACD/gpu-accelerated/includes/nd-h200-v5-series-specs.md:16
+        pytest.param(
+            "Intel Xeon (Sapphire Rapids) [x86-64]", "Intel Xeon (Sapphire Rapids)", "x86-64", id="codename-only"
+        ),
+        # ACD/gpu-accelerated/includes/nvadsv710-v5-series-specs.md:16
+        pytest.param("AMD EPYC 9V64 F (Genoa) [x86-64]", "AMD EPYC 9V64 F (Genoa)", "x86-64", id="spaced-suffix"),
+        # ACD/gpu-accelerated/includes/nc-rtxpro6000-bse-v6-series-specs.md:15
+        pytest.param(
+            "Intel Xeon Granite Rapids-AP [x86-64]", "Intel Xeon Granite Rapids-AP", "x86-64", id="hyphen-kept"
+        ),
+        # ACD/gpu-accelerated/includes/ndv2-series-specs.md:15
+        pytest.param(
+            "Intel Xeon Platinum 8168 (Skylake) [x86-64]",
+            "Intel Xeon Platinum 8168 (Skylake)",
+            "x86-64",
+            id="platinum",
+        ),
+        pytest.param("the Intel Xeon Scalable processor", "Intel Xeon Scalable", None, id="article-and-processor"),
+        pytest.param("Intel(R) Xeon(R) Platinum 8168", "Intel Xeon Platinum 8168", None, id="r-in-brackets"),
+        pytest.param("AMD EPYC 7V12 (Rome)", "AMD EPYC 7V12 (Rome)", None, id="already-clean"),
+        pytest.param("", "", None, id="empty"),
+    ],
+)
+def test_clean_cpu_model(text: str, model: str, architecture: str | None) -> None:
+    assert clean_cpu_model(text) == (model, architecture)
+
+
+@st.composite
+def _decorated_cpu_models(draw: st.DrawFn) -> tuple[str, str, str | None]:
+    """(text, model, instruction set): a clean model written with what pages add around it."""
+    maker = draw(st.sampled_from(["Intel Xeon", "AMD EPYC", "Nvidia Grace"]))
+    number = draw(st.sampled_from(["", "E5-2690 v4", "Platinum 8168", "7V12", "74F3V", "9V64 F"]))
+    codename = draw(st.sampled_from(["", "Milan", "Rome", "Sapphire Rapids"]))
+    arch = draw(st.sampled_from([None, "x86-64", "Arm64"]))
+    model = " ".join(w for w in (maker, number, f"({codename})" if codename else "") if w)
+    text = maker + draw(st.sampled_from(["", "™", "®", "(TM)"]))
+    text += f" {number}" if number else ""
+    text += draw(st.sampled_from(["", " 2.60GHz", " 3.2 GHz"]))
+    text += (draw(st.sampled_from(["", " "])) + f"({codename})") if codename else ""
+    text += f" [{arch}]" if arch else ""
+    text += draw(st.sampled_from(["", " CPU", " CPUs", " processor", " processors"]))
+    return text, model, arch
+
+
+@given(_decorated_cpu_models())
+def test_clean_cpu_model_removes_only_decorations(case: tuple[str, str, str | None]) -> None:
+    text, model, arch = case
+    assert clean_cpu_model(text) == (model, arch)
+    assert clean_cpu_model(model) == (model, None)
+
+
+@given(st.text(max_size=40))
+def test_clean_cpu_model_never_raises(text: str) -> None:
+    model, arch = clean_cpu_model(text)
+    assert isinstance(model, str)
+    assert arch is None or isinstance(arch, str)
