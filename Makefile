@@ -9,13 +9,14 @@ SOURCES ?= sources
 OUT ?= output
 STRICT ?=
 
-.PHONY: build test drift lint typecheck browser clean help fuzz bench corpus
+.PHONY: build test drift lint typecheck browser clean help fuzz bench corpus calibrate
 
 help:
 	@echo "make build [SOURCES=dir] [OUT=dir] [STRICT=1]   build the dataset"
 	@echo "make test                                      lint, type-check, run the tests"
 	@echo "make browser                                   install chromium + chromedriver when missing"
 	@echo "make drift [FORMAT=text|markdown|json]         what sources/ would change in output/"
+	@echo "make calibrate [WRITE=1]                       reliability table and ECE against the API catalogs; WRITE=1 refits"
 	@echo "make fuzz [EXAMPLES=5000]                      long fuzz run of the whole build"
 	@echo "make bench [SIZES=100,1000,10000]              time builds of generated corpora; bench/results.md"
 	@echo "make corpus N=1000 [DEST=corpus]               generate a realistic corpus of N documents"
@@ -32,6 +33,11 @@ build: $(STAMP)
 # Build into a temporary folder and compare with the committed output/ (exit 1 on drift).
 drift: $(STAMP)
 	$(BIN)/python -m pipeline drift --sources $(SOURCES) --against $(OUT) $(if $(FORMAT),--format $(FORMAT))
+
+# Confidence against the API catalogs in sources/: the reliability table and ECE with the model in
+# use and fitted; WRITE=1 writes the fitted coefficients to pipeline/knowledge/calibration.toml.
+calibrate: $(STAMP)
+	$(BIN)/python -m pipeline calibrate --sources $(SOURCES) $(if $(WRITE),--write)
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check pipeline tests

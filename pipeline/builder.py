@@ -20,6 +20,8 @@ from typing import Any
 
 from pipeline import knowledge, schema
 from pipeline.cache import Cache
+from pipeline.calibrate import Label, expected_calibration_error, reliability
+from pipeline.calibrate import labels as calibrate_labels
 from pipeline.extract import normalize_label
 from pipeline.names import parse_size
 from pipeline.normalize import normalize, source_family
@@ -256,12 +258,14 @@ def compute(
     rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split, memo=memo)
     if memo:
         memo.save()
+    labels = _calibration_labels(norm.claims, rec, sources_by_doc, know, settings)
     claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
     prices = _price_rows(norm.prices, sources_by_doc)
     sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
     diagnostics.extend(_not_built(norm.mentions, {row["size"] for row in sizes}))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream, prices)
+    frames["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -270,6 +274,7 @@ def compute(
         facts=rec.facts,
         conflicts=rec.conflicts,
         links=rec.links,
+        labels=tuple(labels),
     )
     return result, frames
 
@@ -582,6 +587,53 @@ def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
 
 
+def _calibration_labels(
+    claims: Sequence[Claim], rec: Reconciled, sources: Mapping[str, Source], know: Any, settings: Settings
+) -> list[Label]:
+    """The docs-against-API labels: the documents' claims reconciled without the API catalogs,
+    set against the newest snapshot's values that pass the physical checks of the whole build."""
+    catalog = [c for c in claims if sources[c.document].kind == "api_catalog"]
+    if not catalog:
+        return []
+    docs = reconcile(
+        [c for c in claims if sources[c.document].kind != "api_catalog"], sources, know, settings.stale_after_days
+    )
+    official = {c.entity for c in claims if sources[c.document].kind == "official_spec"}
+    snapshot = {d: s.snapshot or 0 for d, s in sources.items() if s.kind == "api_catalog"}
+    failing = {claim for claim, failed in rec.checks.items() if failed}
+    sizes = [f for f in docs.facts if f.entity_kind == "size"]
+    return calibrate_labels(sizes, catalog, snapshot, official, failing)
+
+
+def calibration_rows(labels: Sequence[Label]) -> list[dict[str, Any]]:
+    """The reliability table of `labels`: one row per bin, and an 'all' row with the ECE."""
+    bins = reliability([(label.confidence, label.correct) for label in labels])
+    rows: list[dict[str, Any]] = [
+        {
+            "bin": f"{b.low:.2f}-{b.high:.2f}",
+            "low": b.low,
+            "high": b.high,
+            "facts": b.facts,
+            "mean_confidence": b.confidence,
+            "accuracy": b.accuracy,
+        }
+        for b in bins
+    ]
+    if labels:
+        rows.append(
+            {
+                "bin": "all",
+                "low": 0.0,
+                "high": 1.0,
+                "facts": len(labels),
+                "mean_confidence": round(sum(label.confidence for label in labels) / len(labels), 4),
+                "accuracy": round(sum(label.correct for label in labels) / len(labels), 4),
+                "ece": expected_calibration_error(bins),
+            }
+        )
+    return rows
+
+
 def _price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
     """One row per catalog price, marked `newest` where no newer snapshot of its catalog prices
     the size."""
@@ -661,9 +713,8 @@ def _vm_size_rows(
             (d for d in named_by[size] if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0
         )
         docs = kinds & (AUTHORITATIVE - {"api_catalog"})
-        row["found_in"] = (
-            ("docs and API" if docs else "API only") if api else ("docs only" if docs else "third parties only")
-        )
+        both, docs_only, api_only, third_only = schema.FOUND_IN
+        row["found_in"] = (both if docs else api_only) if api else (docs_only if docs else third_only)
         row["api_snapshot"] = api[-1] if api else None
         row["lowest_price_usd_per_hour"] = lowest.get(size)
         count = row.get("gpu_count")

@@ -20,12 +20,14 @@ EPILOG = """commands:
            datapackage.json to output/
   explain  show every claim behind a size's value, the checks applied and why the value was chosen
   drift    build sources/ into a temporary folder and compare it with the committed output/
+  calibrate  set each value's confidence against the API catalogs; fit the confidence model
   sync     take the Learn pages that sources/upstream.toml names from a docs repository
 
 example:
   python -m pipeline build --sources sources --out output
   python -m pipeline explain ND40rs_v2 gpu_memory_gib
   python -m pipeline drift --format markdown
+  python -m pipeline calibrate --sources sources
   python -m pipeline sync --from ../azure-compute-docs
 
 'python -m pipeline COMMAND --help' describes each command."""
@@ -185,6 +187,46 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+    from importlib import resources
+
+    from pipeline.builder import Settings, compute
+    from pipeline.calibrate import FEATURES, expected_calibration_error, fit, model, model_text, reliability, table_text
+
+    result, _ = compute(Path(args.sources), Settings(incremental=False))
+    labels = result.labels
+    if not labels:
+        print(f"error: {args.sources} holds no API catalog to check the documents against", file=sys.stderr)
+        return 2
+    current = model()
+    before = reliability([(label.confidence, label.correct) for label in labels])
+    fitted = fit(labels, current)
+    after_points = [(fitted.confidence(label.evidence), label.correct) for label in labels]
+    after = reliability(after_points)
+    wrong = sum(not label.correct for label in labels)
+    print(f"{len(labels)} values the documents give and an API catalog also states; {wrong} of them disagree.\n")
+    print(f"With the coefficients in use (ECE {expected_calibration_error(before):.4f}):\n{table_text(before)}\n")
+    print(f"Fitted (ECE {expected_calibration_error(after):.4f}):\n{table_text(after)}\n")
+    low = sum(c < 0.5 and ok and label.official for (c, ok), label in zip(after_points, labels, strict=True))
+    high_wrong = sum(c >= 0.9 and not ok for c, ok in after_points)
+    print(f"Right official values below 0.5: {low}; wrong values at 0.9 or more: {high_wrong}.")
+    for name, old, new in zip(FEATURES, current.coefficients, fitted.coefficients, strict=True):
+        print(f"  {name:<11} {old:8.4f} -> {new:8.4f}")
+    if args.write:
+        hand = replace(current, coefficients=current.prior)
+        prior_ece = expected_calibration_error(reliability([(hand.confidence(x.evidence), x.correct) for x in labels]))
+        note = (
+            f"Fitted on {len(labels)} labels ({wrong} wrong): ECE {prior_ece:.4f} with the prior, "
+            f"{expected_calibration_error(after):.4f} fitted."
+        )
+        target = resources.files("pipeline").joinpath("knowledge").joinpath("calibration.toml")
+        fitted = replace(fitted, fitted_on=f"{len(labels)} labels, {wrong} wrong")
+        Path(str(target)).write_text(model_text(fitted, note), encoding="utf-8")
+        print("\nwrote the fitted coefficients to pipeline/knowledge/calibration.toml; run 'make build' to use them")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pipeline",
@@ -246,6 +288,20 @@ def parser() -> argparse.ArgumentParser:
         "these documents, settings, code and libraries",
     )
     d.set_defaults(func=cmd_drift)
+    c = sub.add_parser(
+        "calibrate",
+        help="check confidence against the API catalogs and fit the confidence model",
+        description="Reconcile the documents without the API catalogs, set each value against the newest catalog "
+        "snapshot that states it (leaving out catalog values that fail a physical check), and print the "
+        "reliability table and the expected calibration error (ECE) before and after fitting the confidence "
+        "model's coefficients. --write saves the fitted coefficients in pipeline/knowledge/calibration.toml.",
+        epilog="example:\n  python -m pipeline calibrate --sources sources\n"
+        "  python -m pipeline calibrate --write && make build",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("--sources", default="sources", help="folder of documents and catalogs (default: sources)")
+    c.add_argument("--write", action="store_true", help="save the fitted coefficients (calibration.toml)")
+    c.set_defaults(func=cmd_calibrate)
     s = sub.add_parser(
         "sync",
         help="take the upstream documentation files into sources/ and record their commits",

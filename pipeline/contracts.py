@@ -95,6 +95,7 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
         "status": [_one_of(STATUSES)],
         "confidence": [PROBABILITY],
         "documents": [COUNT],
+        "found_in": [_one_of(schema.FOUND_IN)],
         **{
             c.name: [COUNT]
             for c in schema.tables()["vm_sizes"]
@@ -117,6 +118,20 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
         "kinds": [_each(_kinds_listed, f"must list only {', '.join(CLAIM_KINDS)}, joined with ', '")],
         "links": [_each(_permalinks_to_lines, "must be GitHub permalinks ending in #L<line>, joined with '; '")],
     },
+    "prices": {
+        "size": [pa.Check.str_startswith("Standard_", error="must start with Standard_")],
+        "on_demand_usd_per_hour": [pa.Check.ge(0, error="must be >= 0")],
+        "spot_usd_per_hour": [pa.Check.ge(0, error="must be >= 0")],
+        "line": [LINE],
+    },
+    "calibration": {
+        "low": [PROBABILITY],
+        "high": [PROBABILITY],
+        "facts": [_at_least(1)],
+        "mean_confidence": [PROBABILITY],
+        "accuracy": [PROBABILITY],
+        "ece": [PROBABILITY],
+    },
     "diagnostics": {
         "severity": [_one_of(SEVERITIES)],
         "line": [LINE],
@@ -130,6 +145,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "vm_sizes": ("size", "documents"),
     "facts": ("entity", "entity_kind", "attribute", "value", "confidence", "status"),
     "conflicts": ("entity", "attribute", "value", "won", "claims"),
+    "prices": ("size", "region", "snapshot", "newest", "document", "line"),
+    "calibration": ("bin", "low", "high", "facts", "mean_confidence", "accuracy"),
     "diagnostics": ("severity", "code", "document", "message"),
 }
 """Columns that may never be empty."""
@@ -140,6 +157,8 @@ UNIQUE: dict[str, list[str]] = {
     "vm_sizes": ["size"],
     "facts": ["entity", "attribute"],
     "conflicts": ["entity", "attribute", "value"],
+    "prices": ["size", "region", "os", "snapshot"],
+    "calibration": ["bin"],
 }
 """The key of each table: a duplicate row would be counted twice by every reader."""
 

@@ -19,6 +19,7 @@ TABLE_PURPOSE = {
     "facts": "One row per (entity, attribute): the value chosen from the claims, how sure it is and why.",
     "conflicts": "One row per competing value of a disputed (entity, attribute), with the documents behind it.",
     "prices": "One row per size, region and API catalog snapshot: what the size costs an hour, with the line.",
+    "calibration": "The reliability table: how often values of each confidence are right, checked against the API.",
     "diagnostics": "One row per problem found in the input; a bad document never stops a build.",
 }
 """One line per table; schema.py describes columns only."""

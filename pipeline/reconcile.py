@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,6 +21,8 @@ from operator import attrgetter, itemgetter
 
 from pipeline import knowledge
 from pipeline.cache import Memo, digest
+from pipeline.calibrate import Evidence, Model
+from pipeline.calibrate import model as calibration
 from pipeline.knowledge import Knowledge
 from pipeline.names import SizeName, parse_size
 from pipeline.parallel import beside
@@ -65,6 +68,8 @@ class Fact:
     inherited_from: str | None
     checks_failed: tuple[str, ...]
     stale: bool = False
+    evidence: Evidence | None = None
+    """What the confidence was computed from (`pipeline.calibrate`); not a column."""
 
 
 @compact
@@ -164,6 +169,7 @@ def reconcile(
     *,
     split: bool = False,
     memo: Memo | None = None,
+    calibration_model: Model | None = None,
 ) -> Reconciled:
     """Facts, conflicts and links for every entity the claims mention.
 
@@ -174,9 +180,12 @@ def reconcile(
     """
     know = know or knowledge.load()
     tier = tiers()
+    model = calibration_model or calibration()
     follows = name_vcpus_hold(claims, sources)
-    name_claims = _name_claims(claims, sources, know, follows) + sibling_claims(claims, sources, know)
+    from_siblings, sibling_rates = sibling_claims(claims, sources, know)
+    name_claims = _name_claims(claims, sources, know, follows) + from_siblings
     every = [*claims, *name_claims]
+    rules = rule_agreement(claims, name_claims, sources) | sibling_rates
     official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE}
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
@@ -297,7 +306,7 @@ def reconcile(
                 f"; stale: its newest support ({support.isoformat()}) is {(latest[0] - support).days} days "
                 f"older than {latest[1]} ({latest[0].isoformat()})"
             )
-        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale))
+        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, model, rules))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(name_claims), checks)
 
@@ -335,15 +344,26 @@ def _unit(unit: str | None) -> str:
 
 
 _FACT_VALUES = attrgetter(*(f.name for f in fields(Fact)))
-_REASON, _STALE = (i for i, f in enumerate(fields(Fact)) if f.name in ("reason", "stale"))
+_REASON, _STALE, _CONFIDENCE, _EVIDENCE = (
+    next(i for i, f in enumerate(fields(Fact)) if f.name == name)
+    for name in ("reason", "stale", "confidence", "evidence")
+)
 
 
-def _finished(fact: Fact, reason: str, stale: bool) -> Fact:
-    """`replace(fact, reason=..., stale=...)`, without its per-call field lookups: every
-    fact passes here once, and on large corpora `replace` was a tenth of reconciling."""
+def _finished(fact: Fact, reason: str, stale: bool, model: Model, rules: Mapping[tuple[str, str], float]) -> Fact:
+    """`replace(fact, reason=..., stale=...)` with its confidence from the evidence once staleness
+    and the rules' measured agreement are known (both read the whole corpus, so that a decision
+    reused from the memo stays valid when another page changes them), without `replace`'s
+    per-call field lookups: every fact passes here once, and on large corpora `replace` was a
+    tenth of reconciling."""
     values = list(_FACT_VALUES(fact))
     values[_REASON] = reason
     values[_STALE] = stale
+    if fact.evidence is not None:
+        rule = rules.get((fact.evidence.rule_of, fact.attribute), 0.0) if fact.evidence.rule_of else 0.0
+        evidence = replace(fact.evidence, stale=stale, rule=rule)
+        values[_EVIDENCE] = evidence
+        values[_CONFIDENCE] = model.confidence(evidence)
     return Fact(*values)
 
 
@@ -407,12 +427,48 @@ def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> d
     return out
 
 
-def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> list[Claim]:
+def _logit_share(agree: int, pairs: int) -> float:
+    """The log-odds of a rule being right, from how often it was where it could be checked
+    (one agreement and one miss added, so that three of three is not certainty)."""
+    return math.log((agree + 1) / (pairs - agree + 1))
+
+
+def rule_agreement(
+    claims: Sequence[Claim], derived: Sequence[Claim], sources: Mapping[str, Source]
+) -> dict[tuple[str, str], float]:
+    """How far each rule can be trusted, per attribute, measured on this corpus: the log-odds
+    that a value the naming convention derives equals what an official page states for the
+    same size, over every size where both exist (at least SIBLING_PAIRS of them)."""
+    stated: dict[tuple[str, str], list[Claim]] = defaultdict(list)
+    for c in claims:
+        if c.entity_kind == "size" and c.method != "derived" and sources[c.document].kind in AUTHORITATIVE:
+            stated[(c.entity, c.attribute)].append(c)
+    agree: Counter[tuple[str, str]] = Counter()
+    pairs: Counter[tuple[str, str]] = Counter()
+    for d in derived:
+        if d.method != NAME_CONVENTION or not (official := stated.get((d.entity, d.attribute))):
+            continue
+        pairs[(d.method, d.attribute)] += 1
+        agree[(d.method, d.attribute)] += any(_states(o, d) for o in official)
+    return {key: _logit_share(agree[key], n) for key, n in pairs.items() if n >= SIBLING_PAIRS}
+
+
+def _states(a: Claim, b: Claim) -> bool:
+    """Whether two claims state the same value, exactly."""
+    if a.value_number is not None or b.value_number is not None:
+        return a.value_number == b.value_number
+    return _text_key(a.value_text) == _text_key(b.value_text) and a.value_bool == b.value_bool
+
+
+def sibling_claims(
+    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge
+) -> tuple[list[Claim], dict[tuple[str, str], float]]:
     """Values a size no page states, from a sibling: a size of the same series whose name has
     the same vCPU count (`Standard_NV12hs_v3` and `Standard_NV12s_v3`). Only for attributes on
     which such siblings agree throughout the corpus: learned from every pair that both state
     one (at least SIBLING_PAIRS of them, SIBLING_AGREEMENT of them the same), so that GPU counts
-    are shared and memory, which the `m` letter changes, is not."""
+    are shared and memory, which the `m` letter changes, is not. Also returns, per learned
+    attribute, the log-odds of the pairs' agreement (`rule_agreement`'s measure)."""
     series: dict[str, Counter[str]] = defaultdict(Counter)
     stated: dict[tuple[str, str], dict[str, Claim]] = defaultdict(dict)
     named: set[str] = set()
@@ -470,7 +526,7 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know:
                         ),
                     )
                 )
-    return out
+    return out, {(SIBLING, a): _logit_share(agree[a], pairs[a]) for a in sorted(learned)}
 
 
 def _name_claims(
@@ -845,44 +901,49 @@ def _decide(
     losers = groups[1:]
     inherited = best.inherited_from
     verified = entity in official or (kind == "series" and any(v.source_kind in AUTHORITATIVE for v in votes))
-    base = best.weight
     reason: str
+    share = losers[0].best.weight / (losers[0].best.weight + best.weight) if losers else 0.0
+    tied = False
     if not verified and kind == "size":
         status = "unverified"
-        confidence = base * 0.8
         reason = f"no official document names {entity}; only the {_label(best, tier)} states it"
     elif not losers:
         if len(voices) >= 2:
             status = "agreed"
-            confidence = min(0.99, base + 0.02 * (len(voices) - 1))
             reason = _agreement(win, tier)
         else:
             status = "single_source"
-            confidence = base * 0.95
             reason = f"only the {_label(best, tier)} {c.document}:{c.line} states it"
     else:
         top = keyed[0][0]
         runner = keyed[1][0]
         rival = losers[0].best
         if top[:2] == runner[:2]:
-            status = "unresolved"
-            confidence = base * 0.5
+            status, tied = "unresolved", True
             reason = (
                 f"sources of equal standing disagree: {_label(best, tier)} says {c.value}, "
                 f"{_label(rival, tier)} says {rival.claim.value}"
             )
         else:
             status = "resolved"
-            share = rival.weight / (rival.weight + best.weight)
-            confidence = base * (1 - 0.3 * share)
             reason = _why(best, rival, top, runner, tier)
+    evidence = Evidence(
+        weight=best.weight,
+        voices=len(voices),
+        rival=share,
+        official=best.source_kind in AUTHORITATIVE,
+        rule_of=c.method if c.method in (NAME_CONVENTION, SIBLING) else None,
+        tied=tied,
+        unverified=status == "unverified",
+        inherited=inherited is not None,
+        failed=bool(best.failed),
+    )
+    confidence = calibration().confidence(evidence)
     if inherited:
-        confidence *= INHERIT_FACTOR
         reason = f"inherited from series {inherited}: {reason}"
     if win.twin:
         reason += "; a GB/GiB reading of the same quantity is counted as agreement"
     if best.failed:
-        confidence *= 0.7
         reason += f"; fails {best.failed[0]}"
     supporting = tuple(sorted({v.claim.claim_id for v in win.votes}))
     contradicting = tuple(sorted({v.claim.claim_id for g in losers for v in g.votes}))
@@ -908,6 +969,7 @@ def _decide(
         as_of=best.as_of,
         inherited_from=inherited,
         checks_failed=tuple(best.failed),
+        evidence=evidence,
     )
     rows: list[Conflict] = []
     if losers:
@@ -954,13 +1016,14 @@ def _why(
         return f"the {_label(rival, tier)} value {said} fails {rival.failed[0].split(':')[0]}"
     if tier[best.source_kind].rank < tier[rival.source_kind].rank:
         other = tier[rival.source_kind].label
-        article = "an" if other[0] in "aeiou" else "a"
+        article = "an" if other[0].lower() in "aeiou" else "a"
         return f"{_label(best, tier)} over {article} {other}; the {other.split()[0]} value {said}"
-    if best.source_kind != rival.source_kind and best.claim.attribute == rival.claim.attribute:
+    trust = tier[best.source_kind].weight_for(best.claim.attribute)
+    trust_rival = tier[rival.source_kind].weight_for(rival.claim.attribute)
+    if best.source_kind != rival.source_kind and round(trust, 2) != round(trust_rival, 2):
         return (
-            f"for {best.claim.attribute}, the {_label(best, tier)} is trusted more "
-            f"({tier[best.source_kind].weight_for(best.claim.attribute):.2f}) than the {_label(rival, tier)} "
-            f"({tier[rival.source_kind].weight_for(rival.claim.attribute):.2f}), which says {said}"
+            f"for {best.claim.attribute}, the {_label(best, tier)} is trusted more ({trust:.2f}) than the "
+            f"{_label(rival, tier)} ({trust_rival:.2f}), which says {said}"
         )
     if rival.inherited_from and not best.inherited_from:
         return (
@@ -998,9 +1061,10 @@ def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
         if kind == NAME_CONVENTION:
             parts.append(f"the {label}")
         elif n == 1:
-            parts.append(f"{'an' if label[0] in 'aeiou' else 'a'} {label}")
+            parts.append(f"{'an' if label[0].lower() in 'aeiou' else 'a'} {label}")
         else:
-            parts.append(f"{n} {label.replace('page', 'pages').replace('post', 'posts')}")
+            plural = label.replace("page", "pages").replace("post", "posts").replace("catalog", "catalogs")
+            parts.append(f"{n} {plural}")
     joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return f"{joined} agree"
 

@@ -222,6 +222,8 @@ class BuildResult:
     are then read back from `out`."""
     cache: Any = None
     """The parse cache's counts (`pipeline.cache.CacheStats`), when a cache was used."""
+    labels: tuple[Any, ...] = ()
+    """The docs-against-API labels the confidence is calibrated on (`pipeline.calibrate.Label`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

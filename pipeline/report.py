@@ -714,7 +714,32 @@ def _docs_vs_api(tables: Rows) -> str:
         f"Where each size is found: {_e(counts) or 'no sizes'} (the found_in column of vm_sizes).</p>"
         '<div class="controls"><label>Filter <input type="search" data-filter="docs-vs-api" '
         'placeholder="size or attribute"></label><span class="shown"></span></div>'
-        f"{table}</section>"
+        f"{table}{_reliability(tables)}</section>"
+    )
+
+
+def _reliability(tables: Rows) -> str:
+    """The calibration table: how often values of each confidence agree with the API catalogs."""
+    rows = _records(tables, "calibration")
+    whole = next((r for r in rows if r.get("bin") == "all"), None)
+    if whole is None:
+        return ""
+    body = "".join(
+        f'<tr><td>{_e(r.get("bin"))}</td><td class="num">{_e(r.get("facts"))}</td>'
+        f'<td class="num">{float(r["mean_confidence"]):.3f}</td><td class="num">{float(r["accuracy"]):.3f}</td></tr>'
+        for r in rows
+        if r.get("bin") != "all"
+    )
+    return (
+        '<h3 id="calibration">Does confidence mean what it says?</h3>'
+        f'<p class="help">{_e(whole.get("facts"))} values the pages alone give that an API catalog also states, '
+        "grouped by their confidence, beside how often the newest catalog snapshot confirms them (a catalog value "
+        f"failing a physical check is left out). Expected calibration error {float(whole['ece']):.4f}; mean "
+        f"confidence {float(whole['mean_confidence']):.3f}, right {float(whole['accuracy']):.3f}. From the "
+        "calibration table; <code>make calibrate</code> refits the model.</p>"
+        '<div class="scroll"><table id="calibration-table"><thead><tr><th scope="col">Confidence</th>'
+        '<th scope="col">Values</th><th scope="col">Mean confidence</th><th scope="col">Right</th></tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
     )
 
 

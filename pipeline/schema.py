@@ -139,6 +139,10 @@ CONFLICTS = (
     _c("note", "string", "Why the winning value won, or how the value entered the dispute."),
 )
 
+FOUND_IN = ("docs and API", "docs only", "API only", "third parties only")
+"""Where a size is named (`vm_sizes.found_in`): by a page and an API catalog, by a page only, by
+an API catalog only, or by third-party pages only."""
+
 PRICES = (
     _c("size", "string", "Canonical size name."),
     _c("region", "string", "Azure region (ARM name, lower case)."),
@@ -149,6 +153,27 @@ PRICES = (
     _c("newest", "bool", "True when this is the newest snapshot of its catalog that lists the size."),
     _c("document", "string", "Document the row comes from."),
     _c("line", "int", "File line of the row.", "line"),
+)
+
+CALIBRATION = (
+    _c(
+        "bin",
+        "string",
+        "A range of confidence (0.90-0.95), or 'all' for the whole table, whose `ece` is the expected calibration "
+        "error.",
+    ),
+    _c("low", "float", "Lowest confidence of the bin.", "probability"),
+    _c("high", "float", "Highest confidence of the bin (exclusive, but for the last bin).", "probability"),
+    _c(
+        "facts",
+        "int",
+        "Values the documents alone give that an API catalog also states (a catalog value failing a physical "
+        "check is left out), in the bin.",
+        "fact",
+    ),
+    _c("mean_confidence", "float", "Mean confidence of those values.", "probability"),
+    _c("accuracy", "float", "Share of them the catalog confirms.", "probability"),
+    _c("ece", "float", "On the 'all' row: the mean gap between confidence and accuracy, bins weighted by facts."),
 )
 
 DIAGNOSTICS = (
@@ -308,5 +333,6 @@ def tables() -> dict[str, tuple[Column, ...]]:
         "facts": FACTS,
         "conflicts": CONFLICTS,
         "prices": PRICES,
+        "calibration": CALIBRATION,
         "diagnostics": DIAGNOSTICS,
     }

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from pipeline.read import SUFFIXES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -21,7 +23,7 @@ def test_build_prints_a_summary(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = run("build", "--sources", str(ROOT / "sources"), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    documents = [p for p in (ROOT / "sources").rglob("*") if p.suffix in (".md", ".txt")]
+    documents = [p for p in (ROOT / "sources").rglob("*") if p.suffix in SUFFIXES]
     assert proc.stdout.startswith(f"documents: {len(documents)}  claims: ")
     sizes = pq.read_metadata(out / "vm_sizes.parquet").num_rows
     assert sizes > 80 and f"sizes: {sizes}  " in proc.stdout

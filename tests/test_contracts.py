@@ -92,6 +92,15 @@ def test_duplicate_fact_and_claim(frames: dict[str, pd.DataFrame]) -> None:
         ("facts", "sources", -2, "facts.sources: must be >= 0"),
         ("vm_sizes", "confidence", -0.1, "vm_sizes.confidence: must be between 0 and 1"),
         ("facts", "entity", None, "facts.entity: must not be empty"),
+        (
+            "vm_sizes",
+            "found_in",
+            "everywhere",
+            "vm_sizes.found_in: must be one of docs and API, docs only, API only, third parties only",
+        ),
+        ("prices", "on_demand_usd_per_hour", -98.32, "prices.on_demand_usd_per_hour: must be >= 0"),
+        ("prices", "region", None, "prices.region: must not be empty"),
+        ("calibration", "accuracy", 1.5, "calibration.accuracy: must be between 0 and 1"),
         ("documents", "commit", "1dc6d3b", "documents.commit: must be 40 lowercase hex digits"),
         *(
             ("documents", "url", url, "documents.url: must start with https://github.com/ and name a 40-hex commit")

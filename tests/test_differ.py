@@ -37,6 +37,9 @@ ND_PAGE = f"{GPU_PAGES}/nd-series.md"
 OLD_ND_PAGE = "azure-docs/azure-docs/articles/virtual-machines/nd-series.md"
 OLD_NDA100_PAGE = "azure-docs/azure-docs/articles/virtual-machines/nda100-v4-series.md"
 SEED_NDA100 = "seeds/seed-nd-a100-v4-series-2021.txt"
+# `Standard_ND96asr_v4,A100,8,96.0,900,A100,...,eastus,V2`: each API snapshot's first ND96asr_v4 row.
+API_V4 = "catalogs/skypilot/v4-azure-instances-N.csv:129"
+API_V6 = "catalogs/skypilot/v6-azure-vms-N.csv:121"
 
 NEW_PAGE = "extra/nd-test-series.md"
 NEW_PAGE_ROW = "| Standard_ND8t_v9 | 8 | 64 |"
@@ -171,52 +174,61 @@ def test_two_builds_of_the_same_sources_do_not_drift(base: Path, tmp_path_factor
 
 
 def test_a_changed_table_cell_is_reported_as_document_claim_fact_and_conflict(memory_edit: DriftReport) -> None:
-    assert set(memory_edit.by_section()) == {"documents", "claims", "facts", "conflicts"}
+    """The page now contradicts the other pages and both API snapshots, which the build trusts more
+    for provisioned memory: the fact keeps 900 GiB, no longer agreed, and the edit is a losing value."""
+    assert set(memory_edit.by_section()) == {"documents", "claims", "facts", "conflicts", "tables"}
     [document] = entries(memory_edit, "documents")
     assert document[:2] == ("changed", NDASR_PAGE)
     assert the_change(memory_edit, "documents", NDASR_PAGE).detail == "as_of 2024-07-31 (unchanged)"
 
     assert entries(memory_edit, "facts") == [
-        ("changed", "Standard_ND96asr_v4 memory_gib", "900 GiB", "1000 GiB", f"{NDASR_PAGE}:31"),
+        ("changed", "Standard_ND96asr_v4 memory_gib", "900 GiB", "900 GiB", API_V6),
     ]
     fact = the_change(memory_edit, "facts", "Standard_ND96asr_v4 memory_gib")
-    assert fact.detail is not None and fact.detail.startswith("value 900 GiB -> 1000 GiB; status agreed -> resolved")
+    assert fact.detail is not None and fact.detail.startswith("status agreed -> resolved")
+    assert "the Azure API catalog is trusted more (0.97) than the official Microsoft Learn page" in fact.detail
+    assert fact.detail.endswith("which says 1000 GiB.")
 
     assert entries(memory_edit, "claims") == [
         ("changed", "Standard_ND96asr_v4 memory_gib", "900", "1000", f"{NDASR_PAGE}:31"),
     ]
     assert the_change(memory_edit, "claims", "Standard_ND96asr_v4 memory_gib").detail == "table Memory (GiB)"
 
-    # The three other pages that state 900 GiB now disagree with the edited page, which wins as the newest.
-    others = f"{NDASR_SPECS}:17; {OLD_NDA100_PAGE}:51; {SEED_NDA100}:43"
+    # The three other pages and both API snapshots state 900 GiB; the edited page is alone.
+    others = f"{NDASR_SPECS}:17; {OLD_NDA100_PAGE}:51; {API_V4}; {API_V6}; {SEED_NDA100}:43"
     conflicts = [(c.kind, c.key, c.new, c.where, c.detail) for c in memory_edit.changes if c.section == "conflicts"]
     assert sorted(conflicts, key=repr) == sorted(
         [
-            ("appeared", "Standard_ND96asr_v4 memory_gib", "1000 GiB", f"{NDASR_PAGE}:31", "won"),
-            ("appeared", "Standard_ND96asr_v4 memory_gib", "900 GiB", others, "lost"),
+            ("appeared", "Standard_ND96asr_v4 memory_gib", "1000 GiB", f"{NDASR_PAGE}:31", "lost"),
+            ("appeared", "Standard_ND96asr_v4 memory_gib", "900 GiB", others, "won"),
         ],
         key=repr,
     )
+    # The pages alone now say 1000 GiB (the newest page), which the catalog does not confirm: the
+    # calibration table, built on that agreement, changes with it.
+    assert entries(memory_edit, "tables") == [("changed", "calibration", "2 rows", "2 rows", None)]
 
 
 def test_the_json_report_carries_the_same_fact_change(memory_edit: DriftReport) -> None:
     data = json.loads(render_json(memory_edit))
     assert data["differs"] is True
-    assert data["summary"] == {"documents": 1, "facts": 1, "claims": 1, "conflicts": 2}
+    assert data["summary"] == {"documents": 1, "facts": 1, "claims": 1, "conflicts": 2, "tables": 1}
     [fact] = [c for c in data["changes"] if c["section"] == "facts"]
     assert {k: fact[k] for k in ("kind", "key", "old", "new", "where")} == {
         "kind": "changed",
         "key": "Standard_ND96asr_v4 memory_gib",
         "old": "900 GiB",
-        "new": "1000 GiB",
-        "where": f"{NDASR_PAGE}:31",
+        "new": "900 GiB",
+        "where": API_V6,
     }
 
 
 def test_the_markdown_report_escapes_underscores_in_a_table_row(memory_edit: DriftReport) -> None:
     rows = render_markdown(memory_edit).splitlines()
-    fact_row = f"| changed | Standard\\_ND96asr\\_v4 memory\\_gib | 900 GiB | 1000 GiB | {NDASR_PAGE}:31 | value 900"
-    assert [row for row in rows if row.startswith(fact_row)] != []
+    claim_row = (
+        f"| changed | Standard\\_ND96asr\\_v4 memory\\_gib | 900 | 1000 | {NDASR_PAGE}:31 | table Memory (GiB) |"
+    )
+    assert claim_row in rows
     assert not any("Standard_ND96asr_v4" in row for row in rows)
 
 
@@ -240,7 +252,7 @@ ND24RS_OLD_PAGE_CLAIMS = {
 
 
 def test_a_deleted_row_removes_its_claims_but_not_the_size(row_deleted: DriftReport) -> None:
-    assert set(row_deleted.by_section()) == {"documents", "claims", "facts"}
+    assert set(row_deleted.by_section()) == {"documents", "claims", "facts", "tables"}
     assert entries(row_deleted, "documents")[0][:2] == ("changed", OLD_ND_PAGE)
     assert entries(row_deleted, "claims") == expected(
         *(
@@ -394,9 +406,11 @@ def test_cli_drift_builds_when_an_output_file_was_altered(base: Path, tmp_path: 
 def test_cli_drift_exits_1_and_names_the_changed_value(base: Path, memory_edit_sources: Path) -> None:
     proc = run_drift(memory_edit_sources, base)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    fact_line = next(line for line in proc.stdout.splitlines() if "memory_gib: 900 GiB -> 1000 GiB" in line)
-    for needle in ("Standard_ND96asr_v4", "memory_gib", "900", "1000", "ndasra100v4-series.md:31"):
-        assert needle in fact_line
+    claim_line = next(line for line in proc.stdout.splitlines() if "memory_gib: 900 -> 1000  [" in line)
+    for needle in ("Standard_ND96asr_v4", "memory_gib", "ndasra100v4-series.md:31"):
+        assert needle in claim_line
+    fact_line = next(line for line in proc.stdout.splitlines() if "memory_gib: 900 GiB -> 900 GiB" in line)
+    assert "status agreed -> resolved" in fact_line and "which says 1000 GiB" in fact_line
 
 
 # ------------------------------------------------------------------------------ 8. determinism
@@ -481,14 +495,15 @@ def commit_only(base: Path, tmp_path_factory: pytest.TempPathFactory) -> DriftRe
 def test_every_value_a_synced_page_drifted_names_the_commit_behind_it(resynced: DriftReport) -> None:
     named = sorted(((c.section, c.kind, c.key, c.where, c.commit) for c in resynced.changes), key=repr)
     key = "Standard_ND96asr_v4 memory_gib"
-    others = f"{NDASR_SPECS}:17; {OLD_NDA100_PAGE}:51; {SEED_NDA100}:43"
+    others = f"{NDASR_SPECS}:17; {OLD_NDA100_PAGE}:51; {API_V4}; {API_V6}; {SEED_NDA100}:43"
     assert named == sorted(
         [
             ("claims", "changed", key, f"{NDASR_PAGE}:31", MOVED),
             ("conflicts", "appeared", key, f"{NDASR_PAGE}:31", MOVED),
             ("conflicts", "appeared", key, others, None),  # 900 GiB: no page behind it moved
             ("documents", "changed", NDASR_PAGE, None, MOVED),
-            ("facts", "changed", key, f"{NDASR_PAGE}:31", MOVED),
+            ("facts", "changed", key, API_V6, None),  # 900 GiB still, from the catalog, which did not move
+            ("tables", "changed", "calibration", None, None),
         ],
         key=repr,
     )

@@ -291,3 +291,26 @@ def test_an_attribute_only_sizes_past_the_limit_have_is_not_called_empty(
     said = re.compile(r"No size has a value for ([^.]*)\.")
     assert attr not in " ".join(said.findall(text(render_report(only_last))))
     assert attr in " ".join(said.findall(text(render_report(none_at_all))))
+
+
+def test_docs_vs_api_lists_each_disagreement_and_the_reliability_table(page: str) -> None:
+    section = re.search(r'<section id="docs-vs-api".*?</section>', page, flags=re.S)
+    assert section is not None
+    cells = [
+        [text(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr data-item>(.*?)</tr>", section.group(0))
+    ]
+    rows = {(size, attribute): rest for size, attribute, *rest in cells}
+    # The H100's GPU count: the page's 8 (ndh100v5-series.md:121, "8 | 640") against the v6
+    # catalog's 12 (line 124), which cannot have 640 GiB of H100 memory.
+    docs, api, why = rows[("Standard_ND96isr_H100_v5", "gpu_count")]
+    assert (docs, api) == ("8 GPU ✓", "12 GPU") and "fails gpu_count_memory" in why
+    # ND96amsr's memory: 1,900 GiB on the pages, 1,924 in the v4 catalog (line 126), 1,800 in v6 (line 118).
+    docs, api, _ = rows[("Standard_ND96amsr_A100_v4", "memory_gib")]
+    assert docs == "1,900 GiB" and "1,800 GiB ✓" in api and "1,924 GiB" in api
+    # The reliability table: one bin of 298 values, the ECE to four places (output/calibration.csv).
+    shown = text(section.group(0))
+    assert "Does confidence mean what it says?" in shown
+    assert "298 values the pages alone give" in shown
+    assert re.search(r"Expected calibration error 0\.0\d\d\d", shown)
+    assert "<td>0.95-1.00</td>" in section.group(0)
