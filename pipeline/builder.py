@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import knowledge, schema
+from pipeline.aliases import resolve as resolve_aliases
 from pipeline.cache import Cache
 from pipeline.calibrate import Label, expected_calibration_error, reliability
 from pipeline.calibrate import labels as calibrate_labels
 from pipeline.extract import normalize_label
-from pipeline.names import parse_size
+from pipeline.names import parse_size, series_key
 from pipeline.normalize import normalize, source_family
 from pipeline.parallel import beside, collector_paused, cores
 from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
@@ -254,15 +255,21 @@ def compute(
     diagnostics.extend(norm.diagnostics)
     diagnostics.extend(copy_diags)
     sources_by_doc = {path: replace(src, copy_of=copies.get(path)) for path, src in sources_by_doc.items()}
+    resolved, aliases, alias_diags = resolve_aliases(norm.claims, sources_by_doc)
+    diagnostics.extend(alias_diags)
+    suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
     memo = cache.memo("reconcile", code_fingerprint()) if cache else None
-    rec = reconcile(norm.claims, sources_by_doc, know, settings.stale_after_days, split=split, memo=memo)
+    rec = reconcile(
+        resolved, sources_by_doc, know, settings.stale_after_days, split=split, memo=memo, suspects=suspects
+    )
     if memo:
         memo.save()
-    labels = _calibration_labels(norm.claims, rec, sources_by_doc, know, settings)
-    claims = tuple(sorted((*norm.claims, *rec.name_claims), key=_claim_order))
+    labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
+    claims = tuple(sorted((*resolved, *rec.name_claims), key=_claim_order))
     prices = _price_rows(norm.prices, sources_by_doc)
     sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
-    diagnostics.extend(_not_built(norm.mentions, {row["size"] for row in sizes}))
+    built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
+    diagnostics.extend(_not_built(norm.mentions, built, rec.facts))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream, prices)
     frames["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
@@ -380,11 +387,26 @@ def find_copies(
     return copies, diagnostics
 
 
-def _not_built(mentions: Sequence[Mention], built: set[str]) -> list[Diagnostic]:
+def _not_built(mentions: Sequence[Mention], built: set[str], facts: Sequence[Fact]) -> list[Diagnostic]:
     """A table row whose first cell names a size that is not a row of vm_sizes: said once per
-    row, with why, so that no size is dropped in silence."""
+    row, with why, so that no size is dropped in silence. A row that names a series where a
+    size belongs says which sizes it most likely means."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for f in facts:
+        if f.entity_kind == "size" and f.attribute == "series" and f.value_text:
+            members[series_key(f.value_text)].append(f.entity)
     out = []
     for m in mentions:
+        key = series_key(m.written) if m.size is None else None
+        if key and members.get(key):
+            sizes = sorted(members[key])
+            means = sizes[0] if len(sizes) == 1 else f"one of {', '.join(sizes)}"
+            message = (
+                f"{m.written!r} names the series {m.written.strip()} where a size name belongs; it most likely "
+                f"means {means}; the row's values are not read"
+            )
+            out.append(Diagnostic("warning", "suspect_size_name", m.document, m.line, message))
+            continue
         if m.size is None:
             message = (
                 f"{m.written!r} does not follow the Azure size naming convention, so the row yields no size "

@@ -22,6 +22,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.names import parse_size
 from pipeline.schema import tables
 from pipeline.sync import short
 
@@ -89,12 +90,16 @@ def drift(old: Path, new: Path) -> DriftReport:
     frames = {name: (_frame(a, name), _frame(b, name)) for name, (a, b) in raw.items()}
     moved = _moved(*frames["documents"])
     changes.extend(_documents(*frames["documents"], moved))
-    changes.extend(_entities(*frames["facts"]))
-    changes.extend(_facts(*frames["facts"]))
-    changes.extend(_claims(*frames["claims"]))
+    renames, renamed_sizes, renamed_claims = _renames(*frames["claims"], frames["vm_sizes"][1])
+    changes.extend(renames)
+    changes.extend(c for c in _entities(*frames["facts"]) if not (c.section == "sizes" and c.key in renamed_sizes))
+    changes.extend(c for c in _facts(*frames["facts"]) if c.key.split(" ")[0] not in renamed_sizes)
+    changes.extend(c for c in _claims(*frames["claims"]) if (c.where, c.key.split(" ")[0]) not in renamed_claims)
     changes.extend(_conflicts(*frames["conflicts"]))
     changes.extend(_diagnostics(*frames["diagnostics"]))
     explained = {c.section for c in changes}
+    if renames:  # a name written another way changes claims' names and the ids of their facts' claims
+        explained |= {"claims", "facts"}
     for name, (a, b) in raw.items():
         same = a is not None and b is not None and _content(a, name).equals(_content(b, name), check_metadata=False)
         if not same and name not in explained and not (name == "vm_sizes" and {"facts", "sizes"} & explained):
@@ -237,6 +242,58 @@ def _entities(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
     return out
 
 
+def _renames(
+    a: pd.DataFrame, b: pd.DataFrame, sizes: pd.DataFrame
+) -> tuple[list[Change], set[str], set[tuple[str, str]]]:
+    """Lines of a document that name a size in another way than before: one `renamed` entry
+    each, saying what the build made of the new name (the same size, an alias of it, an
+    unverified size linked to it, or a new size). Returns also the sizes that appeared only
+    through such renames and the (document:line, entity) of the claims they explain, whose
+    entries the rename line replaces."""
+
+    def names(df: pd.DataFrame) -> dict[tuple[str, int], dict[str, str]]:
+        out: dict[tuple[str, int], dict[str, str]] = {}
+        if df.empty:
+            return out
+        size_rows = df[(df["entity_kind"] == "size") & ~df["method"].isin(["name_convention", "sibling"])]
+        written = size_rows["name_as_written"] if "name_as_written" in size_rows else size_rows["entity"]
+        for doc, line, entity, name in zip(
+            size_rows["document"], size_rows["line"], size_rows["entity"], written, strict=True
+        ):
+            out.setdefault((str(doc), int(line)), {})[str(entity)] = str(_s(name) or entity).strip()
+        return out
+
+    linked: dict[str, str] = {}
+    if not sizes.empty and "linked_to" in sizes:
+        linked = {str(k): str(v) for k, v in zip(sizes["size"], sizes["linked_to"], strict=True) if _s(v)}
+    old, new = names(a), names(b)
+    before = {e for found in old.values() for e in found}
+    out: list[Change] = []
+    appeared: set[str] = set()
+    explained: set[tuple[str, str]] = set()
+    for (doc, line), now in sorted(new.items()):
+        was = old.get((doc, line))
+        if not was or len(was) != 1 or len(now) != 1 or was == now:
+            continue
+        [(old_entity, old_name)] = was.items()
+        [(entity, name)] = now.items()
+        parsed = parse_size(name)
+        if entity == old_entity and parsed is not None and parsed.canonical == entity:
+            what = f"the same size {entity}, spelled another way"
+        elif entity == old_entity:
+            what = f"treated as an alias of {entity}"
+        elif linked.get(entity) == old_entity:
+            what = f"kept as {entity}, unverified, linked to {old_entity}"
+        else:
+            what = f"now the size {entity}"
+        out.append(Change("sizes", "renamed", f"in {doc}", old_name, name, where=f"{doc}:{line}", detail=what))
+        if entity != old_entity:
+            explained |= {(f"{doc}:{line}", entity), (f"{doc}:{line}", old_entity)}
+            if entity not in before:
+                appeared.add(entity)
+    return out, appeared, explained
+
+
 def _unit(row: dict[str, Any]) -> str:
     unit = _s(row.get("unit"))
     return f" {unit}" if unit and unit != "count" else ""
@@ -255,7 +312,20 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
             parts.append(f"status {o['status']} -> {n['status']}")
         if abs(float(o["confidence"]) - float(n["confidence"])) > CONFIDENCE_STEP:
             parts.append(f"confidence {float(o['confidence']):.3f} -> {float(n['confidence']):.3f}")
-        if parts:
+        if parts and o["value"] == n["value"]:
+            # The value stands; what moved is how sure the data is of it, and that is what is said.
+            out.append(
+                Change(
+                    "facts",
+                    "changed",
+                    f"{key[0]} {key[1]}",
+                    _standing(o, o["status"] != n["status"]),
+                    _standing(n, o["status"] != n["status"]),
+                    where=f"{n['document']}:{n['line']}",
+                    detail=f"value {n['value']}{_unit(n)} unchanged; {n['reason']}",
+                )
+            )
+        elif parts:
             out.append(
                 Change(
                     "facts",
@@ -295,6 +365,11 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
             )
         )
     return out
+
+
+def _standing(row: dict[str, Any], status: bool) -> str:
+    """`resolved, confidence 0.998`: a fact's status (when it moved) and confidence."""
+    return (f"{row['status']}, " if status else "") + f"confidence {float(row['confidence']):.3f}"
 
 
 def _claims(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
@@ -428,7 +503,7 @@ def render_text(report: DriftReport, limit: int = 200) -> str:
     for section, items in report.by_section().items():
         lines.append(f"\n{section} ({len(items)})")
         for c in items[:limit]:
-            arrow = f"{c.old or '-'} -> {c.new or '-'}" if c.kind == "changed" else (c.new or c.old or "")
+            arrow = f"{c.old or '-'} -> {c.new or '-'}" if c.kind in ("changed", "renamed") else (c.new or c.old or "")
             where = f"  [{_place(c)}]" if _place(c) else ""
             detail = f"  ({c.detail})" if c.detail else ""
             lines.append(f"  {c.kind:<11} {c.key}: {arrow}{where}{detail}".rstrip())

@@ -29,13 +29,19 @@ class NotFound(LookupError):
     """The entity or attribute is not in the dataset."""
 
 
-def _entity(facts: pd.DataFrame, name: str) -> str:
+def _entity(facts: pd.DataFrame, name: str, claims: pd.DataFrame | None = None) -> str:
     entities = set(facts["entity"].dropna())
     if name in entities:
         return name
     size = parse_size(name)
     if size and size.canonical in entities:
         return size.canonical
+    if size and claims is not None and "name_as_written" in claims.columns:
+        # A name read as another name of a size (pipeline.aliases): explain the size it means.
+        written = claims.dropna(subset=["name_as_written"])
+        for as_written, entity in zip(written["name_as_written"], written["entity"], strict=True):
+            if (alias := parse_size(str(as_written))) and alias.canonical == size.canonical:
+                return str(entity)
     folded = {e.casefold().replace("_", " "): e for e in entities}
     key = name.casefold().replace("_", " ")
     if key in folded:
@@ -61,7 +67,7 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
     conflicts = pd.read_parquet(out / "conflicts.parquet")
     sizes = pd.read_parquet(out / "vm_sizes.parquet").set_index("size")
     urls = _permalinks(out)
-    name = _entity(facts, entity)
+    name = _entity(facts, entity, claims)
     mine = facts[facts["entity"] == name].sort_values("attribute")
     if attribute is not None:
         mine = mine[mine["attribute"] == attribute]
@@ -98,6 +104,9 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
             where = f"{c['document']}:{c['line']}"
             via = f" (series {c['entity']})" if c["entity"] != name else ""
             lines.append(f"   {sign} {c['value']}{cu}  {where}{via}  [{c['method']}]  {str(c['raw_text'])[:80]!r}")
+            written = c.get("name_as_written")
+            if isinstance(written, str) and (p := parse_size(written)) is not None and p.canonical != c["entity"]:
+                lines.append(f"       written as: {written!r}")
             url = urls.get(str(c["document"]))
             if url:
                 lines.append(f"       upstream: {url}#L{c['line']}")

@@ -564,6 +564,8 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
         if subject_col >= len(cells) or not cells[subject_col].text:
             continue
         subject = cells[subject_col].text
+        source = split_row(w.lines[line - 1]) if 0 < line <= len(w.lines) else []
+        as_written = source[subject_col] if subject_col < len(source) and source[subject_col] else subject
         values = tuple(c.text for k, c in enumerate(cells) if k != subject_col)
         name = parse_size(subject)
         key = name.key if name else subject.casefold()
@@ -589,6 +591,7 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
                 cell.text,
                 cell.parts,
                 subject=subject,
+                subject_as_written=as_written,
                 table_index=index,
                 row_index=r,
                 column=header[c].text,

@@ -62,6 +62,8 @@ def clean_name(text: str) -> str:
     s = s.replace("\\_", "_").replace("\\", "")
     s = s.strip().strip("`*†‡§¹²³⁴⁵ ").strip()
     s = re.sub(r"\s*\[\d+\]$", "", s)
+    # "Standard ND96asr_v4": the tier written apart from the name, as some pages print it.
+    s = re.sub(r"^(standard|basic)\s+(?=[A-Za-z]{1,3}\d)", r"\1_", s, flags=re.IGNORECASE)
     return s
 
 
@@ -93,6 +95,34 @@ def parse_size(text: str) -> SizeName | None:
         accelerator=accel,
         version=version,
     )
+
+
+def name_tokens(size: SizeName) -> tuple[str, ...]:
+    """The name's parts between underscores, the tier left out: ("ND96isr", "H100", "v5")."""
+    return tuple(size.canonical.split("_")[1:])
+
+
+def skeleton(size: SizeName) -> str:
+    """The name with case and underscores set aside: two spellings of one name share it
+    (`ND96isrH100_v5`, a missing underscore, and `ND96isr_H100_v5`)."""
+    return size.canonical.casefold().replace("_", "")
+
+
+def token_difference(name: SizeName, known: SizeName) -> tuple[str, str] | None:
+    """How `name` differs from `known` by one whole token added or dropped after the first
+    (`Standard_ND96isr_v5` drops `H100` of `Standard_ND96isr_H100_v5`): ("dropped" or
+    "added", the token); None when they differ otherwise."""
+    a, b = name_tokens(name), name_tokens(known)
+    if len(a) == len(b) + 1:
+        longer, shorter, kind = a, b, "added"
+    elif len(b) == len(a) + 1:
+        longer, shorter, kind = b, a, "dropped"
+    else:
+        return None
+    for i in range(1, len(longer)):
+        if longer[:i] + longer[i + 1 :] == shorter:
+            return kind, longer[i]
+    return None
 
 
 def _recase(rest: str) -> str:

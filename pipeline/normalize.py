@@ -370,8 +370,15 @@ def _emit(ctx: _Context, st: Statement, entity: str, kind: EntityKind, v: _Value
             unit=attr.unit if attr.kind == "number" else None,
             unit_as_written=v.unit_written,
             interpretation=v.interpretation,
+            name_as_written=_written(st, entity) if kind == "size" else None,
         )
     )
+
+
+def _written(st: Statement, entity: str) -> str | None:
+    """The size name as the statement's row writes it, when that name is the entity's."""
+    size = parse_size(st.subject) if st.subject else None
+    return (st.subject_as_written or st.subject or "").strip() if size and size.canonical == entity else None
 
 
 def _convert(

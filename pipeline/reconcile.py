@@ -170,6 +170,7 @@ def reconcile(
     split: bool = False,
     memo: Memo | None = None,
     calibration_model: Model | None = None,
+    suspects: Mapping[str, tuple[str, str]] | None = None,
 ) -> Reconciled:
     """Facts, conflicts and links for every entity the claims mention.
 
@@ -177,6 +178,8 @@ def reconcile(
     document about the same entity is flagged stale: a newer page says nothing about it.
     With `split`, half of the entities are decided in a forked process beside the other half.
     With `memo`, an entity whose evidence did not change keeps the decisions it had.
+    `suspects` are size names that most likely misspell a known size (`pipeline.aliases`):
+    each is unverified, whoever names it, and linked to the size it most likely means.
     """
     know = know or knowledge.load()
     tier = tiers()
@@ -186,7 +189,8 @@ def reconcile(
     name_claims = _name_claims(claims, sources, know, follows) + from_siblings
     every = [*claims, *name_claims]
     rules = rule_agreement(claims, name_claims, sources) | sibling_rates
-    official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE}
+    suspects = suspects or {}
+    official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE} - set(suspects)
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
     for c in every:
@@ -275,7 +279,9 @@ def reconcile(
         if done.rival is not None:
             rivals[done.key] = done.rival
         checks.update(done.failed)
-    links = _links(kinds, official, facts)
+    # A suspect name is linked to the size it most likely means, not to the nearest by letters.
+    links = [lk for lk in _links(kinds, official, facts) if lk.entity not in suspects]
+    links = sorted(links + [Link(e, *suspects[e]) for e in suspects if e in kinds], key=lambda lk: lk.entity)
     ordered = sorted(facts.items())
     conflicts.extend(_link_conflicts(links, facts, ordered, by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
@@ -289,6 +295,11 @@ def reconcile(
     final = []
     for key, fact in ordered:
         reason = fact.reason
+        if fact.status == "unverified" and key[0] in suspects:
+            reason = (
+                f"{key[0]} most likely misspells {suspects[key[0]][0]} ({suspects[key[0]][1]}); "
+                + reason.split("; ", 1)[-1]
+            )
         if fact.status == "unverified" and key[0] in linked:
             lk = linked[key[0]]
             other = facts.get((lk.linked_to, key[1]))
@@ -1055,7 +1066,7 @@ def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
     for v in win.votes:
         per_kind[v.source_kind].add(_voice(v))
     parts = []
-    for kind in sorted(per_kind, key=lambda k: tier[k].rank):
+    for kind in sorted(per_kind, key=lambda k: (tier[k].rank, k)):
         n = len(per_kind[kind])
         label = tier[kind].label
         if kind == NAME_CONVENTION:

@@ -104,6 +104,9 @@ class Statement:
     table_index: int | None = None
     row_index: int | None = None
     column: str | None = None
+    subject_as_written: str | None = None
+    """The subject's cell as the source line has it (escapes, footnote marks): `subject` is
+    its text as read."""
 
 
 @compact
@@ -188,6 +191,9 @@ class Claim:
     unit: str | None = None
     unit_as_written: str | None = None
     interpretation: str | None = None
+    name_as_written: str | None = None
+    """For a size, its name as the statement's row or line writes it: a misspelling read as
+    another size's name (`pipeline.aliases`) keeps it here."""
 
     @property
     def is_range(self) -> bool:

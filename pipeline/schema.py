@@ -80,6 +80,13 @@ CLAIMS = (
     ),
     _c("entity", "string", "Canonical size name (Standard_ND40rs_v2) or series name (NDv2)."),
     _c("entity_kind", "string", "size or series."),
+    _c(
+        "name_as_written",
+        "string",
+        "For a size, its name as the row or line writes it, markdown escapes and footnote marks included; where it "
+        "names another size than `entity`, the name was read as another name of that size (a suspect_size_name "
+        "diagnostic says why).",
+    ),
     _c("attribute", "string", "Attribute the claim is about (see attributes in SCHEMA.md)."),
     _c("value", "string", "The normalized value as text (numbers in the attribute's unit; ranges as low-high)."),
     _c("value_number", "float", "Numeric value in the attribute's canonical unit."),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -181,11 +182,18 @@ def test_a_changed_table_cell_is_reported_as_document_claim_fact_and_conflict(me
     assert document[:2] == ("changed", NDASR_PAGE)
     assert the_change(memory_edit, "documents", NDASR_PAGE).detail == "as_of 2024-07-31 (unchanged)"
 
+    # The value stands; what moved is said as such: status and confidence, never "900 GiB -> 900 GiB".
     assert entries(memory_edit, "facts") == [
-        ("changed", "Standard_ND96asr_v4 memory_gib", "900 GiB", "900 GiB", API_V6),
+        (
+            "changed",
+            "Standard_ND96asr_v4 memory_gib",
+            "agreed, confidence 0.999",
+            "resolved, confidence 0.995",
+            API_V6,
+        ),
     ]
     fact = the_change(memory_edit, "facts", "Standard_ND96asr_v4 memory_gib")
-    assert fact.detail is not None and fact.detail.startswith("status agreed -> resolved")
+    assert fact.detail is not None and fact.detail.startswith("value 900 GiB unchanged; ")
     assert "the Azure API catalog is trusted more (0.97) than the official Microsoft Learn page" in fact.detail
     assert fact.detail.endswith("which says 1000 GiB.")
 
@@ -217,8 +225,8 @@ def test_the_json_report_carries_the_same_fact_change(memory_edit: DriftReport) 
     assert {k: fact[k] for k in ("kind", "key", "old", "new", "where")} == {
         "kind": "changed",
         "key": "Standard_ND96asr_v4 memory_gib",
-        "old": "900 GiB",
-        "new": "900 GiB",
+        "old": "agreed, confidence 0.999",
+        "new": "resolved, confidence 0.995",
         "where": API_V6,
     }
 
@@ -269,9 +277,10 @@ def test_a_deleted_row_leaves_each_value_but_weakens_its_support(row_deleted: Dr
     assert {c.key for c in facts} == {f"Standard_ND24rs {attribute}" for attribute in ND24RS_OLD_PAGE_CLAIMS}
     for fact in facts:
         assert fact.kind == "changed"
-        assert fact.old == fact.new, fact
+        assert fact.old is not None and fact.new is not None and "confidence" in fact.new, fact
         assert fact.where is not None and fact.where.startswith(f"{ND_PAGE}:"), fact
-        assert fact.detail is not None and not fact.detail.startswith("value "), fact
+        expected = ND24RS_OLD_PAGE_CLAIMS[fact.key.split(" ")[1]]
+        assert fact.detail is not None and re.match(rf"value {expected}( \w+)? unchanged; ", fact.detail), fact
 
 
 # ------------------------------------------------------------------------------ 4. a new document
@@ -409,8 +418,9 @@ def test_cli_drift_exits_1_and_names_the_changed_value(base: Path, memory_edit_s
     claim_line = next(line for line in proc.stdout.splitlines() if "memory_gib: 900 -> 1000  [" in line)
     for needle in ("Standard_ND96asr_v4", "memory_gib", "ndasra100v4-series.md:31"):
         assert needle in claim_line
-    fact_line = next(line for line in proc.stdout.splitlines() if "memory_gib: 900 GiB -> 900 GiB" in line)
-    assert "status agreed -> resolved" in fact_line and "which says 1000 GiB" in fact_line
+    fact_line = next(line for line in proc.stdout.splitlines() if "memory_gib: agreed, confidence" in line)
+    assert "-> resolved, confidence" in fact_line and "(value 900 GiB unchanged; " in fact_line
+    assert "900 GiB -> 900 GiB" not in proc.stdout
 
 
 # ------------------------------------------------------------------------------ 8. determinism

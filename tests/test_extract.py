@@ -69,6 +69,7 @@ def table_statement(
         table_index=table,
         row_index=row,
         column=key,
+        subject_as_written=subject.replace("_", "\\_") if line == 13 else subject,  # line 13 escapes its `_`
     )
 
 
@@ -116,6 +117,9 @@ def test_size_cell_arrives_unescaped(line: int, written: str, subject: str) -> N
     assert fixture_line(SIZE_TABLE, line).startswith(written)
     subjects = {s.subject for s in extract_fixture(SIZE_TABLE).statements if s.line == line}
     assert subjects == {subject}
+    # and as written, for drift and for names read as another name (pipeline.aliases)
+    as_written = {s.subject_as_written for s in extract_fixture(SIZE_TABLE).statements if s.line == line}
+    assert as_written == {written.split(" | ")[0].removeprefix("| ")}
 
 
 def test_sup_footnote_is_dropped_from_header() -> None:
