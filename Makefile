@@ -40,7 +40,7 @@ calibrate: $(STAMP)
 	$(BIN)/python -m pipeline calibrate --sources $(SOURCES) $(if $(WRITE),--write)
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check pipeline tests
+	$(BIN)/python -m ruff check pipeline bench tests
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
@@ -70,12 +70,12 @@ fuzz: $(STAMP)
 # tokenize time; prints a table and writes bench/results.md and bench/results.json.
 SIZES ?= 100,1000,10000
 bench: $(STAMP)
-	$(BIN)/python -m pipeline.bench --sizes $(SIZES) --out bench/results.md
+	$(BIN)/python -m bench --sizes $(SIZES) --out bench/results.md
 
 N ?= 1000
 DEST ?= corpus
 corpus: $(STAMP)
-	$(BIN)/python -m pipeline.corpus $(N) $(DEST)
+	$(BIN)/python -m bench.corpus $(N) $(DEST)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .pipeline-cache

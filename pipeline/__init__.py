@@ -12,9 +12,9 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "build": "pipeline.builder",
+    "build": "pipeline.runner",
     "ContractViolation": "pipeline.records",
-    "Settings": "pipeline.builder",
+    "Settings": "pipeline.runner",
     "explain": "pipeline.explainer",
     "drift": "pipeline.differ",
     "BuildResult": "pipeline.records",

@@ -55,9 +55,9 @@ def _progress_printer(enabled: bool):  # type: ignore[no-untyped-def]
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pipeline.builder import Settings, build
+    from pipeline.outputs.write import OutputLocked
     from pipeline.records import ContractViolation
-    from pipeline.write import OutputLocked
+    from pipeline.runner import Settings, build
 
     interactive = sys.stderr.isatty() and not args.quiet
     settings = Settings(incremental=not args.no_cache, workers=args.workers)
@@ -129,10 +129,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_drift(args: argparse.Namespace) -> int:
     import tempfile
 
-    from pipeline.builder import build, unchanged
     from pipeline.differ import DriftReport, render_json, render_markdown, render_text
     from pipeline.differ import drift as compare
     from pipeline.records import ContractViolation
+    from pipeline.runner import build, unchanged
 
     against = Path(args.against)
     render = {"text": render_text, "markdown": render_markdown, "json": render_json}[args.format]
@@ -191,8 +191,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from dataclasses import replace
     from importlib import resources
 
-    from pipeline.builder import Settings, compute
-    from pipeline.calibrate import FEATURES, expected_calibration_error, fit, model, model_text, reliability, table_text
+    from pipeline.runner import Settings, compute
+    from pipeline.stages.calibrate import (
+        FEATURES,
+        expected_calibration_error,
+        fit,
+        model,
+        model_text,
+        reliability,
+        table_text,
+    )
 
     result, _ = compute(Path(args.sources), Settings(incremental=False))
     labels = result.labels
@@ -220,7 +228,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"Fitted on {len(labels)} labels ({wrong} wrong): ECE {prior_ece:.4f} with the prior, "
             f"{expected_calibration_error(after):.4f} fitted."
         )
-        target = resources.files("pipeline").joinpath("knowledge").joinpath("calibration.toml")
+        target = resources.files("pipeline.knowledge").joinpath("calibration.toml")
         fitted = replace(fitted, fitted_on=f"{len(labels)} labels, {wrong} wrong")
         Path(str(target)).write_text(model_text(fitted, note), encoding="utf-8")
         print("\nwrote the fitted coefficients to pipeline/knowledge/calibration.toml; run 'make build' to use them")

@@ -22,8 +22,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.names import parse_size
-from pipeline.schema import tables
+from pipeline.knowledge.names import parse_size
+from pipeline.outputs.schema import tables
 from pipeline.sync import short
 
 SECTIONS = ("schema", "documents", "sizes", "series", "facts", "claims", "conflicts", "diagnostics", "tables")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.names import parse_size
+from pipeline.knowledge.names import parse_size
 
 CHECKS = {
     "vcpus": "vcpus_name: the vCPU count in the size name, where the series' other sizes bear the convention out",
@@ -37,7 +37,7 @@ def _entity(facts: pd.DataFrame, name: str, claims: pd.DataFrame | None = None) 
     if size and size.canonical in entities:
         return size.canonical
     if size and claims is not None and "name_as_written" in claims.columns:
-        # A name read as another name of a size (pipeline.aliases): explain the size it means.
+        # A name read as another name of a size (pipeline.stages.aliases): explain the size it means.
         written = claims.dropna(subset=["name_as_written"])
         for as_written, entity in zip(written["name_as_written"], written["entity"], strict=True):
             if (alias := parse_size(str(as_written))) and alias.canonical == size.canonical:

@@ -193,7 +193,7 @@ class Claim:
     interpretation: str | None = None
     name_as_written: str | None = None
     """For a size, its name as the statement's row or line writes it: a misspelling read as
-    another size's name (`pipeline.aliases`) keeps it here."""
+    another size's name (`pipeline.stages.aliases`) keeps it here."""
 
     @property
     def is_range(self) -> bool:
@@ -201,7 +201,7 @@ class Claim:
 
 
 class ContractViolation(RuntimeError):
-    """A build computed tables that break their own contract (`pipeline.contracts`); the output was left as it was.
+    """A build computed tables that break their own contract (`pipeline.outputs.contracts`); `out` was left as it was.
 
     `violations` holds every broken promise, one sentence each, as `validate` gives them."""
 
@@ -227,9 +227,9 @@ class BuildResult:
     """True when nothing had changed and `out` was left as it was: `tables` and `diagnostics`
     are then read back from `out`."""
     cache: Any = None
-    """The parse cache's counts (`pipeline.cache.CacheStats`), when a cache was used."""
+    """The parse cache's counts (`pipeline.runner.cache.CacheStats`), when a cache was used."""
     labels: tuple[Any, ...] = ()
-    """The docs-against-API labels the confidence is calibrated on (`pipeline.calibrate.Label`)."""
+    """The docs-against-API labels the confidence is calibrated on (`pipeline.stages.calibrate.Label`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -8,7 +8,7 @@ commit that changed it and the SHA-256 of its bytes: where a permalink to it poi
 Everything goes through the `git` command line (`ls-tree`, `cat-file`, `log`): no library to
 install, and it is what a maintainer and a CI runner already have. The new files and the new lock
 are written into a copy of the sources folder that is swapped in only when complete (as the
-output folder is, see `pipeline.write`), so a sync that fails or is killed leaves the sources and
+output folder is, see `pipeline.outputs.write`), so a sync that fails or is killed leaves the sources and
 the lock as they were.
 """
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
-from pipeline.write import OutputLocked, output_lock, recover, staging_folder, swap_in
+from pipeline.outputs.write import OutputLocked, output_lock, recover, staging_folder, swap_in
 
 UPSTREAM_FILE = "upstream.toml"
 LOCK_FILE = "upstream.lock"

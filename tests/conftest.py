@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from pipeline.builder import compute
 from pipeline.records import BuildResult
+from pipeline.runner import compute
 
 # Property tests run the same examples on every machine (CI must not be flaky) and never
 # fail for being slow on a loaded machine: speed is measured by `make bench`, not here.
@@ -34,7 +34,7 @@ def shipped() -> BuildResult:
 @pytest.fixture(scope="session")
 def shipped_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped sources built into a temporary output folder."""
-    from pipeline.builder import build
+    from pipeline.runner import build
 
     out = tmp_path_factory.mktemp("build") / "output"
     build(SOURCES, out)

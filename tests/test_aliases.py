@@ -14,11 +14,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.builder import build
 from pipeline.differ import drift, render_text
 from pipeline.explainer import explain
-from pipeline.names import parse_size, skeleton, token_difference
+from pipeline.knowledge.names import parse_size, skeleton, token_difference
 from pipeline.records import BuildResult
+from pipeline.runner import build
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aliases"
 PAGE = "nca100v4-series.md"

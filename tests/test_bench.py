@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline import bench
+from bench import run as bench
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from pipeline.builder import build
+from pipeline.runner import build
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")

@@ -17,9 +17,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import ContractViolation, build, builder
+from pipeline import ContractViolation, build, runner
+from pipeline.outputs.schema import tables
 from pipeline.records import BuildResult
-from pipeline.schema import tables
 
 TABLES = ["documents", "claims", "vm_sizes", "diagnostics"]
 
@@ -147,7 +147,7 @@ def test_the_upstream_lock_is_an_input_of_the_build(tmp_path: Path) -> None:
 def test_an_unreadable_lock_is_an_error_of_the_build_not_its_end(tmp_path: Path) -> None:
     sources = one_learn_page(tmp_path, "1" * 40)
     (sources / "upstream.lock").write_text("[[file]\n", encoding="utf-8")
-    result, frames = builder.compute(sources)
+    result, frames = runner.compute(sources)
     [problem] = [d for d in result.diagnostics if d.code == "upstream-lock-invalid"]
     assert (problem.severity, problem.document) == ("error", "upstream.lock")
     assert "upstream.lock is not valid TOML: " in problem.message
@@ -247,7 +247,7 @@ def _tiny_sources(tmp_path: Path) -> Path:
 
 def _duplicate_a_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """`compute` as it is, but with the row of Standard_ND40rs_v2 twice in vm_sizes."""
-    real = builder.compute
+    real = runner.compute
 
     def compute(*args: Any, **kwargs: Any) -> tuple[BuildResult, dict[str, Any]]:
         result, frames = real(*args, **kwargs)
@@ -255,7 +255,7 @@ def _duplicate_a_size(monkeypatch: pytest.MonkeyPatch) -> None:
         frames["vm_sizes"] = pd.concat([sizes, sizes[sizes["size"] == "Standard_ND40rs_v2"]], ignore_index=True)
         return result, frames
 
-    monkeypatch.setattr(builder, "compute", compute)
+    monkeypatch.setattr(runner, "compute", compute)
 
 
 def test_a_build_breaking_its_contract_fails_and_keeps_the_previous_output(
@@ -342,7 +342,7 @@ def test_an_incremental_build_after_an_edit_writes_what_a_build_from_scratch_wri
     reused, entities = result.cache.reused["reconcile"]
     assert 0 < reused < entities
     scratch = tmp_path / "scratch"
-    build(seeds, scratch, settings=builder.Settings(incremental=False))
+    build(seeds, scratch, settings=runner.Settings(incremental=False))
     assert _files(out) == _files(scratch)
 
 
@@ -359,7 +359,7 @@ def test_an_output_edited_by_hand_is_rebuilt(seeds: Path, tmp_path: Path) -> Non
 def test_a_rebuild_from_scratch_can_be_asked_for(seeds: Path, tmp_path: Path) -> None:
     out = tmp_path / "output"
     build(seeds, out)
-    result = build(seeds, out, settings=builder.Settings(incremental=False))
+    result = build(seeds, out, settings=runner.Settings(incremental=False))
     assert not result.up_to_date and result.cache is None
     assert result.tables["claims"] == len(pd.read_csv(out / "claims.csv")) > 0
 
@@ -370,15 +370,15 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
 ) -> None:
     """normalize and reconcile each hand half of their work to a forked process; the halves
     must join into exactly what one process computes (same rows, same order)."""
-    from pipeline import corpus
+    from bench import corpus
     from tests.conftest import SOURCES
 
     sources = SOURCES if not corpus_size else tmp_path / "corpus"
     if corpus_size:
         corpus.generate(corpus_size, sources, seed=11)
-    monkeypatch.setattr(builder, "MIN_PARALLEL", 1)
-    one, one_frames = builder.compute(sources, builder.Settings(workers=1))
-    two, two_frames = builder.compute(sources, builder.Settings(workers=2))
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    one, one_frames = runner.compute(sources, runner.Settings(workers=1))
+    two, two_frames = runner.compute(sources, runner.Settings(workers=2))
     assert len(one.facts) > 100 and len(one.conflicts) > 10
     assert one.claims == two.claims and one.facts == two.facts and one.conflicts == two.conflicts
     assert one.diagnostics == two.diagnostics
@@ -391,7 +391,7 @@ def test_incremental_builds_after_edits_across_a_generated_corpus_match_builds_f
 ) -> None:
     """Edits of every kind a maintainer makes (a value changed, a page removed, a page added),
     built with the memos of the build before, must write what a build from scratch writes."""
-    from pipeline import corpus
+    from bench import corpus
 
     sources = tmp_path / "corpus"
     corpus.generate(90, sources, seed=11)
@@ -409,7 +409,7 @@ def test_incremental_builds_after_edits_across_a_generated_corpus_match_builds_f
     result = build(sources, out)
     assert result.cache.reused["reconcile"][0] > 0
     scratch = tmp_path / "scratch"
-    build(sources, scratch, settings=builder.Settings(incremental=False))
+    build(sources, scratch, settings=runner.Settings(incremental=False))
     assert _files(out) == _files(scratch)
 
 
@@ -420,9 +420,9 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     tables are written; the files are the same as a build in one process writes."""
     from tests.conftest import SOURCES
 
-    monkeypatch.setattr(builder, "MIN_PARALLEL", 1)
-    build(SOURCES, tmp_path / "one", settings=builder.Settings(workers=1, incremental=False))
-    build(SOURCES, tmp_path / "two", settings=builder.Settings(workers=2, incremental=False))
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    build(SOURCES, tmp_path / "one", settings=runner.Settings(workers=1, incremental=False))
+    build(SOURCES, tmp_path / "two", settings=runner.Settings(workers=2, incremental=False))
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
 
@@ -446,7 +446,7 @@ def test_the_records_are_computed_without_the_garbage_collector_walking_them(tmp
 
     gc.callbacks.append(count)
     try:
-        result, _ = builder.compute(tmp_path, builder.Settings(workers=1))
+        result, _ = runner.compute(tmp_path, runner.Settings(workers=1))
     finally:
         gc.callbacks.remove(count)
     claimed = [(c.entity, c.value_number) for c in result.claims if c.attribute == "memory_gib"]

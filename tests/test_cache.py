@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cache import MAGIC, MEMO_SHARDS, Cache, digest
+from pipeline.runner.cache import MAGIC, MEMO_SHARDS, Cache, digest
 
 KEY = "ab" + "0" * 62
 

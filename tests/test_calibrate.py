@@ -10,7 +10,8 @@ import tomllib
 
 import pytest
 
-from pipeline.calibrate import (
+from pipeline.records import BuildResult, Claim
+from pipeline.stages.calibrate import (
     EDGES,
     FEATURES,
     Bin,
@@ -26,7 +27,6 @@ from pipeline.calibrate import (
     reliability,
     table_text,
 )
-from pipeline.records import BuildResult, Claim
 
 
 def plain(**coefficients: float) -> Model:

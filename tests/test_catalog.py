@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.catalog import extract_catalog
-from pipeline.read import parse_bytes
 from pipeline.records import Extraction
+from pipeline.stages.catalog import extract_catalog
+from pipeline.stages.read import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 V6 = "catalogs/skypilot/v6-azure-vms-N.csv"
@@ -154,7 +154,7 @@ def test_broken_catalogs_beside_good_documents_still_build(tmp_path: Path) -> No
 
     import pandas as pd
 
-    from pipeline.builder import build
+    from pipeline.runner import build
 
     sources = tmp_path / "sources"
     (sources / "catalogs").mkdir(parents=True)

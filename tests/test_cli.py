@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pipeline.read import SUFFIXES
+from pipeline.stages.read import SUFFIXES
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from pipeline.builder import compute
-from pipeline.contracts import schemas, validate
-from pipeline.schema import tables
+from pipeline.outputs.contracts import schemas, validate
+from pipeline.outputs.schema import tables
+from pipeline.runner import compute
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
 
@@ -170,6 +170,6 @@ def test_never_raises_on_garbage(frames: dict[str, pd.DataFrame]) -> None:
 
 
 def test_empty_tables_keep_the_contract() -> None:
-    from pipeline.write import frame
+    from pipeline.outputs.write import frame
 
     assert validate({name: frame({}, cols) for name, cols in tables().items()}) == []

@@ -13,11 +13,12 @@ from random import Random
 import pytest
 import yaml
 
-from pipeline import corpus, knowledge
-from pipeline.builder import compute
-from pipeline.extract import resolve_include
-from pipeline.names import parse_series, parse_size, series_key
-from pipeline.read import parse_date
+from bench import corpus
+from pipeline import knowledge
+from pipeline.knowledge.names import parse_series, parse_size, series_key
+from pipeline.runner import compute
+from pipeline.stages.extract import resolve_include
+from pipeline.stages.read import parse_date
 
 _SIZE_ROW = re.compile(r"^\| (Standard_\S+) \|", re.MULTILINE)
 _INCLUDE = re.compile(r"\[!INCLUDE \[[^\]]*\]\(([^)]*)\)\]")
@@ -260,7 +261,7 @@ def _generate(dest: Path, n: int, seed: int) -> Path:
 
 def test_module_runs_as_a_script(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "pipeline.corpus", "8", str(tmp_path / "cli"), "--seed", "1"],
+        [sys.executable, "-m", "bench.corpus", "8", str(tmp_path / "cli"), "--seed", "1"],
         capture_output=True,
         text=True,
         check=False,

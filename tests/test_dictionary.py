@@ -8,8 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from pipeline import knowledge, schema
-from pipeline.dictionary import datapackage, schema_markdown
+from pipeline import knowledge
+from pipeline.outputs import schema
+from pipeline.outputs.dictionary import datapackage, schema_markdown
 
 FRICTIONLESS_TYPES = {"string", "integer", "number", "boolean", "date"}
 

@@ -23,9 +23,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.builder import build
 from pipeline.differ import Change, DriftReport, drift, render_json, render_markdown, render_text
-from pipeline.schema import tables
+from pipeline.outputs.schema import tables
+from pipeline.runner import build
 from pipeline.sync import LOCK_FILE, UPSTREAM_FILE, lock_text, read_lock
 
 ROOT = Path(__file__).resolve().parent.parent

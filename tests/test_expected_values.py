@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.builder import compute
 from pipeline.records import Claim
+from pipeline.runner import compute
 
 SOURCES = Path(__file__).parent.parent / "sources"
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from pipeline import knowledge
-from pipeline.extract import extract, header_unit, normalize_label, resolve_include
-from pipeline.read import parse_bytes
+from pipeline.knowledge.labels import header_unit, normalize_label
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
+from pipeline.stages.extract import extract, resolve_include
+from pipeline.stages.read import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 FOLDER = "articles/virtual-machines"
@@ -117,7 +118,7 @@ def test_size_cell_arrives_unescaped(line: int, written: str, subject: str) -> N
     assert fixture_line(SIZE_TABLE, line).startswith(written)
     subjects = {s.subject for s in extract_fixture(SIZE_TABLE).statements if s.line == line}
     assert subjects == {subject}
-    # and as written, for drift and for names read as another name (pipeline.aliases)
+    # and as written, for drift and for names read as another name (pipeline.stages.aliases)
     as_written = {s.subject_as_written for s in extract_fixture(SIZE_TABLE).statements if s.line == line}
     assert as_written == {written.split(" | ")[0].removeprefix("| ")}
 

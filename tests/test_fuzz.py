@@ -22,8 +22,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.builder import compute
-from pipeline.registry import REGISTRY_FILE
+from pipeline.knowledge.registry import REGISTRY_FILE
+from pipeline.runner import compute
 
 EXAMPLES = (
     int(os.environ.get("FUZZ_EXAMPLES", settings().max_examples))

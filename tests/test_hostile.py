@@ -25,11 +25,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.builder import Settings, build, compute
 from pipeline.differ import drift, render_markdown
-from pipeline.read import Limits
+from pipeline.outputs.write import output_lock
 from pipeline.records import BuildResult
-from pipeline.write import output_lock
+from pipeline.runner import Settings, build, compute
+from pipeline.stages.read import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "sources"
@@ -148,7 +148,7 @@ def test_a_python_tag_in_front_matter_is_refused_and_never_executed(tmp_path: Pa
 
 
 def test_an_alias_bomb_is_refused_fast(tmp_path: Path) -> None:
-    from pipeline.read import parse_bytes
+    from pipeline.stages.read import parse_bytes
 
     start = time.perf_counter()
     doc, diags = parse_bytes("bomb.md", fixture("fm-alias-bomb.md"))
@@ -451,9 +451,7 @@ def test_a_build_killed_midway_leaves_the_previous_output_intact(tmp_path: Path,
     shutil.copytree(shipped_output, out)
     before = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
     big = tmp_path / "big"
-    subprocess.run(
-        [sys.executable, "-m", "pipeline.corpus", "2000", str(big)], cwd=ROOT, check=True, capture_output=True
-    )
+    subprocess.run([sys.executable, "-m", "bench.corpus", "2000", str(big)], cwd=ROOT, check=True, capture_output=True)
 
     proc = subprocess.Popen(build_command(big, out), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     lock = tmp_path / ".out.lock"

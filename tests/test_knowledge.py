@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline import knowledge
-from pipeline.values import parse_date_text
+from pipeline.knowledge.values import parse_date_text
 
 KNOW = knowledge.load()
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pipeline.names import (
+from pipeline.knowledge.names import (
     SeriesParts,
     SizeName,
     feature_meanings,

@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cache import Cache
-from pipeline.extract import extract
-from pipeline.names import parse_size
-from pipeline.normalize import Normalized, normalize
-from pipeline.read import parse_bytes
+from pipeline import knowledge
+from pipeline.knowledge.names import parse_size
 from pipeline.records import Claim, Diagnostic, Extraction, Mention
+from pipeline.runner import run_normalize
+from pipeline.runner.cache import Cache
+from pipeline.stages.extract import extract
+from pipeline.stages.normalize import Normalized, normalize
+from pipeline.stages.read import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 FOLDER = "articles/virtual-machines"
@@ -1011,7 +1013,7 @@ def edited(name: str, old: str, new: str) -> Extraction:
 
 def memo_run(tmp_path: Path, extractions: list[Extraction]) -> tuple[Normalized, tuple[int, int]]:
     memo = Cache(tmp_path).memo("normalize", "test")
-    result = normalize(extractions, memo=memo)
+    result = run_normalize(extractions, knowledge.load(), split=False, memo=memo)
     memo.save()
     return result, (memo.hits, memo.misses)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.parallel import beside, collector_paused
+from pipeline.runner.pool import beside, collector_paused
 
 
 class Unpicklable(Exception):

@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import parse
-from pipeline.builder import Settings, compute
-from pipeline.cache import Cache
-from pipeline.parse import Input, entry_key, parse_all, survey
-from pipeline.read import Limits
+from pipeline.runner import Settings, compute, documents
+from pipeline.runner.cache import Cache
+from pipeline.runner.documents import Input, entry_key, parse_all, survey
+from pipeline.stages.read import Limits
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
 
@@ -24,7 +23,7 @@ def corpus(tmp_path: Path) -> Path:
     return dest
 
 
-def _parse(root: Path, cache: Cache | None = None, workers: int = 1) -> list[parse.Parsed]:
+def _parse(root: Path, cache: Cache | None = None, workers: int = 1) -> list[documents.Parsed]:
     inputs, _ = survey(root, Limits())
     return list(parse_all(inputs, Limits(), cache, workers))
 
@@ -56,7 +55,7 @@ def test_only_the_changed_document_is_parsed_again(corpus: Path, tmp_path: Path)
 def test_parsing_in_worker_processes_gives_the_same_documents_in_the_same_order(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(parse, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
     assert _parse(corpus, workers=2) == _parse(corpus, workers=1)
 
 
@@ -85,7 +84,7 @@ def test_the_key_covers_what_the_parse_depends_on(change: object, why: str) -> N
 def test_the_key_covers_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
     item = Input("a/page.md", b"# ND series\n", ())
     before = entry_key(item, Limits())
-    monkeypatch.setattr(parse, "code_fingerprint", lambda: "another version of the pipeline")
+    monkeypatch.setattr(documents, "code_fingerprint", lambda: "another version of the pipeline")
     assert entry_key(item, Limits()) != before
 
 

@@ -17,10 +17,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline import knowledge
-from pipeline.extract import extract, normalize_label
-from pipeline.names import clean_name, parse_series, parse_size
-from pipeline.read import parse_bytes
-from pipeline.values import format_number, parse_flag, parse_generations, parse_number, parse_quantity
+from pipeline.knowledge.labels import normalize_label
+from pipeline.knowledge.names import clean_name, parse_series, parse_size
+from pipeline.knowledge.values import format_number, parse_flag, parse_generations, parse_number, parse_quantity
+from pipeline.stages.extract import extract
+from pipeline.stages.read import parse_bytes
 
 KNOW = knowledge.load()
 

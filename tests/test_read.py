@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.read import Limits, discover, parse_bytes, parse_date, read_document
 from pipeline.records import Diagnostic, Document
+from pipeline.stages.read import Limits, discover, parse_bytes, parse_date, read_document
 
 FIXTURES = Path(__file__).parent / "fixtures" / "read"
 

@@ -11,23 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.builder import compute, find_copies
-from pipeline.cache import Cache
-from pipeline.extract import extract
-from pipeline.names import parse_size
-from pipeline.read import parse_bytes
-from pipeline.reconcile import (
+from pipeline.knowledge.names import parse_size
+from pipeline.knowledge.registry import Source, classify, load_registry
+from pipeline.knowledge.values import format_number
+from pipeline.records import BuildResult, Claim, Extraction
+from pipeline.runner import compute, find_copies, run_reconcile
+from pipeline.runner.cache import Cache
+from pipeline.stages.extract import extract
+from pipeline.stages.read import parse_bytes
+from pipeline.stages.reconcile import (
     NAME_CONVENTION,
     SIBLING,
     Conflict,
     Fact,
     Reconciled,
     name_vcpus_hold,
+    plan,
     reconcile,
 )
-from pipeline.records import BuildResult, Claim, Extraction
-from pipeline.registry import Source, classify, load_registry
-from pipeline.values import format_number
 from tests.conftest import SOURCES
 
 
@@ -280,7 +281,7 @@ def evidence(shipped: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
 
 def memo_run(tmp_path: Path, claims: list[Claim], sources: dict[str, Source]) -> tuple[Reconciled, tuple[int, int]]:
     memo = Cache(tmp_path).memo("reconcile", "test")
-    result = reconcile(claims, sources, memo=memo)
+    result = run_reconcile(plan(claims, sources), split=False, memo=memo)
     memo.save()
     return result, (memo.hits, memo.misses)
 

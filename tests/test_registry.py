@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.read import parse_bytes
+from pipeline.knowledge.registry import classify, load_registry, tiers
 from pipeline.records import BuildResult
-from pipeline.registry import classify, load_registry, tiers
+from pipeline.stages.read import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 

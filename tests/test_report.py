@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.builder import compute
-from pipeline.report import render_report
+from pipeline.outputs.report import render_report
+from pipeline.runner import compute
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
 SCRIPT = "<script>alert(1)</script>"
@@ -256,7 +256,7 @@ def test_long_sections_show_the_first_items_and_name_the_table_with_the_rest(
 ) -> None:
     """A 3,000-document corpus made an 84 MB page; past the limit a section shows its first
     items and says where every row is, while the summary still counts them all."""
-    monkeypatch.setattr("pipeline.report.SECTION_LIMIT", 5)
+    monkeypatch.setattr("pipeline.outputs.report.SECTION_LIMIT", 5)
     page = render_report(frames)
     sizes = list(frames["vm_sizes"]["size"])
     n_sizes, n_documents = len(sizes), len(frames["documents"])
@@ -273,10 +273,10 @@ def test_an_attribute_only_sizes_past_the_limit_have_is_not_called_empty(
 ) -> None:
     """The page converts only the facts of the sizes it shows; whether a column is empty
     is still answered from every fact."""
-    from pipeline.report import ROW_HEAD_ATTRIBUTES
-    from pipeline.schema import VM_SIZE_ATTRIBUTES
+    from pipeline.outputs.report import ROW_HEAD_ATTRIBUTES
+    from pipeline.outputs.schema import VM_SIZE_ATTRIBUTES
 
-    monkeypatch.setattr("pipeline.report.SECTION_LIMIT", 5)
+    monkeypatch.setattr("pipeline.outputs.report.SECTION_LIMIT", 5)
     sizes, facts = frames["vm_sizes"].copy(), frames["facts"]
     last = sizes["size"].iloc[-1]
     attr = next(

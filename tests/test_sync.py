@@ -511,7 +511,7 @@ def test_a_swap_that_fails_between_its_two_renames_is_undone_at_once(
             raise OSError(5, "Input/output error")
         rename(src, dst)
 
-    monkeypatch.setattr("pipeline.write._exchange", lambda a, b: False)
+    monkeypatch.setattr("pipeline.outputs.write._exchange", lambda a, b: False)
     monkeypatch.setattr(os, "rename", fail_moving_the_new_folder_in)
     assert main(["sync", "--from", str(upstream[0]), "--sources", str(synced)]) == 2
     assert tree(synced) == before
@@ -521,7 +521,7 @@ def test_a_swap_that_fails_between_its_two_renames_is_undone_at_once(
 KILLED = """
 import os, signal, sys
 from pathlib import Path
-import pipeline.sync, pipeline.write
+import pipeline.sync, pipeline.outputs.write
 
 def die(*args):
     os.kill(os.getpid(), signal.SIGKILL)
@@ -529,7 +529,7 @@ def die(*args):
 if sys.argv[1] == "before-the-swap":
     pipeline.sync.swap_in = die
 else:  # between the two renames of a swap that cannot exchange the folders in one step
-    pipeline.write._exchange = lambda a, b: False
+    pipeline.outputs.write._exchange = lambda a, b: False
     rename = os.rename
     os.rename = lambda src, dst: die() if ".new-" in Path(src).name else rename(src, dst)
 from pipeline.cli import main

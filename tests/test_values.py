@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline import knowledge
-from pipeline.values import (
+from pipeline.knowledge.values import (
     Quantity,
     clean_cpu_model,
     format_number,

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline import write
-from pipeline.write import write_csv
+from pipeline.outputs import write
+from pipeline.outputs.write import write_csv
 
 
 def _csv_text(table: pa.Table, tmp_path: Path) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pipeline.schema import SCHEMA_VERSION, Column
+from pipeline.outputs.schema import SCHEMA_VERSION, Column
 
 if TYPE_CHECKING:  # imported where used: a build that finds nothing changed never needs them
     import pandas as pd

@@ -20,15 +20,13 @@ from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter, itemgetter
 
 from pipeline import knowledge
-from pipeline.cache import Memo, digest
-from pipeline.calibrate import Evidence, Model
-from pipeline.calibrate import model as calibration
 from pipeline.knowledge import Knowledge
-from pipeline.names import SizeName, parse_size
-from pipeline.parallel import beside
+from pipeline.knowledge.names import SizeName, parse_size
+from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
+from pipeline.knowledge.values import format_number
 from pipeline.records import Claim, compact
-from pipeline.registry import AUTHORITATIVE, Source, Tier, tiers
-from pipeline.values import format_number
+from pipeline.stages.calibrate import Evidence, Model
+from pipeline.stages.calibrate import model as calibration
 
 NAME_CONVENTION = "name_convention"
 SIBLING = "sibling"
@@ -69,7 +67,7 @@ class Fact:
     checks_failed: tuple[str, ...]
     stale: bool = False
     evidence: Evidence | None = None
-    """What the confidence was computed from (`pipeline.calibrate`); not a column."""
+    """What the confidence was computed from (`pipeline.stages.calibrate`); not a column."""
 
 
 @compact
@@ -113,7 +111,7 @@ class Reconciled:
 
 @compact
 @dataclass(frozen=True, slots=True)
-class _Decided:
+class Decided:
     """What deciding one (entity, attribute) gave: the fact, its conflict rows, the strongest
     losing claim, and the checks each claim failed."""
 
@@ -161,47 +159,77 @@ def _vote_key(v: _Vote) -> tuple[float, int, str]:
     return (v.weight, v.as_of.toordinal() if v.as_of else 0, v.claim.claim_id)
 
 
-def reconcile(
+@dataclass(slots=True)
+class Plan:
+    """What deciding the entities reads, built once from all the claims (`plan`): each
+    (entity, attribute)'s votes, the series decided first, and the knowledge the checks use.
+    Deciding one entity reads only its own keys and its series' facts (`decide`), so entities
+    can be decided in any grouping, in separate processes, or taken from a cache by the runner,
+    whose key for an entity is `inputs(entity)`."""
+
+    claims: Sequence[Claim]
+    sources: Mapping[str, Source]
+    know: Knowledge
+    tier: Mapping[str, Tier]
+    model: Model
+    stale_after_days: int
+    follows: Mapping[str, bool]
+    name_claims: list[Claim]
+    rules: Mapping[tuple[str, str], float]
+    suspects: Mapping[str, tuple[str, str]]
+    official: set[str]
+    by_key: dict[tuple[str, str], list[_Vote]]
+    kinds: dict[str, str]
+    facts: dict[tuple[str, str], Fact]
+    series_conflicts: list[Conflict]
+    keys: list[tuple[str, str]]
+    of_entity: dict[str, list[tuple[str, str]]]
+    load: Counter[str]
+    """Votes per entity: the work deciding it takes."""
+
+    @property
+    def entities(self) -> list[str]:
+        return list(self.load)
+
+    def shared(self) -> tuple[object, ...]:
+        """What every entity's decisions read besides their own inputs."""
+        return (self.know, self.tier)
+
+    def inputs(self, entity: str) -> tuple[object, ...]:
+        """Everything deciding `entity` reads: equal inputs give equal decisions."""
+        return (
+            _decision_inputs(entity, self.of_entity[entity], self.kinds, self.official, self.facts, self.by_key),
+            self.follows.get(entity, True),
+        )
+
+
+def plan(
     claims: Sequence[Claim],
     sources: Mapping[str, Source],
     know: Knowledge | None = None,
     stale_after_days: int = 730,
     *,
-    split: bool = False,
-    memo: Memo | None = None,
     calibration_model: Model | None = None,
     suspects: Mapping[str, tuple[str, str]] | None = None,
-) -> Reconciled:
-    """Facts, conflicts and links for every entity the claims mention.
-
-    A fact whose newest support is more than `stale_after_days` older than the newest
-    document about the same entity is flagged stale: a newer page says nothing about it.
-    With `split`, half of the entities are decided in a forked process beside the other half.
-    With `memo`, an entity whose evidence did not change keeps the decisions it had.
-    `suspects` are size names that most likely misspell a known size (`pipeline.aliases`):
-    each is unverified, whoever names it, and linked to the size it most likely means.
-    """
+) -> Plan:
+    """The votes of every (entity, attribute), with the rule-made claims (the size names, sibling
+    sizes) among them, the series decided and their values inherited by their sizes."""
     know = know or knowledge.load()
     tier = tiers()
-    model = calibration_model or calibration()
     follows = name_vcpus_hold(claims, sources)
     from_siblings, sibling_rates = sibling_claims(claims, sources, know)
     name_claims = _name_claims(claims, sources, know, follows) + from_siblings
-    every = [*claims, *name_claims]
     rules = rule_agreement(claims, name_claims, sources) | sibling_rates
     suspects = suspects or {}
     official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE} - set(suspects)
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
-    for c in every:
+    for c in [*claims, *name_claims]:
         kinds[c.entity] = c.entity_kind
         if c.entity_kind == "series" or not c.is_range:
             by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
     facts: dict[tuple[str, str], Fact] = {}
     conflicts: list[Conflict] = []
-    checks: dict[str, tuple[str, ...]] = {}
-    rivals: dict[tuple[str, str], Claim] = {}
-
     # Series membership first: inheritance needs to know which series a size is in.
     for key in sorted(k for k in by_key if k[1] == "series"):
         fact, rows = _decide(key, kinds[key[0]], by_key[key], official, tier, know, facts)
@@ -212,66 +240,80 @@ def reconcile(
     # checks read both.
     order = {"vcpus": 0, "gpu_model": 0, "gpu_count": 1, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
     keys = sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k))
-
     load: Counter[str] = Counter()
     of_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key in keys:
         load[key[0]] += len(by_key[key])
         of_entity[key[0]].append(key)
+    return Plan(
+        claims=claims,
+        sources=sources,
+        know=know,
+        tier=tier,
+        model=calibration_model or calibration(),
+        stale_after_days=stale_after_days,
+        follows=follows,
+        name_claims=name_claims,
+        rules=rules,
+        suspects=suspects,
+        official=official,
+        by_key=by_key,
+        kinds=kinds,
+        facts=facts,
+        series_conflicts=conflicts,
+        keys=keys,
+        of_entity=of_entity,
+        load=load,
+    )
 
-    def decide_all(entities: set[str]) -> list[_Decided]:
-        """Check and decide the keys of each of `entities`, each entity's in `keys` order.
 
-        A key's checks read only facts of its own entity and of its series (decided above),
-        so entities can be decided in separate processes, and reused from `memo`."""
-        out = []
-        for key in (k for e in sorted(entities) for k in of_entity[e]):
-            votes = by_key[key]
-            _check(key, votes, facts, by_key, know, follows.get(key[0], True))
-            fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
-            facts[key] = fact
-            losing = [r for r in rows if not r.won]
-            rival = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims) if losing else None
-            failed = tuple((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
-            out.append(_Decided(key, fact, tuple(rows), rival, failed))
-        return out
+def decide(p: Plan, entities: Iterable[str]) -> list[Decided]:
+    """Check and decide the keys of each of `entities`, each entity's in the plan's order.
 
-    reused: dict[str, list[_Decided]] = {}
-    memo_keys: dict[str, str] = {}
-    if memo is not None:
-        shared = digest(know, tier)
-        for entity in load:
-            inputs = (
-                _decision_inputs(entity, of_entity[entity], kinds, official, facts, by_key),
-                follows.get(entity, True),
-            )
-            memo_keys[entity] = digest(shared, inputs)
-            if (hit := memo.get(memo_keys[entity])) is not None:
-                reused[entity] = hit
-    todo = set(load) - set(reused)
-    # A fork pays only for a large share of the work; an edit of a few documents is done here.
-    if split and len(todo) * 4 >= len(load):
-        # Halves of about equal work: entities in name order until half of the votes.
-        first: set[str] = set()
-        taken, total = 0, sum(load[e] for e in todo)
-        for entity in sorted(todo):
-            if taken * 2 >= total:
-                break
-            first.add(entity)
-            taken += load[entity]
-        with beside(lambda: decide_all(todo - first), what="reconciling") as rest:
-            fresh = decide_all(first)
-        fresh.extend(rest.result())
-    else:
-        fresh = decide_all(todo)
-    if memo is not None:
-        per_entity: dict[str, list[_Decided]] = defaultdict(list)
-        for done in fresh:
-            per_entity[done.key[0]].append(done)
-        for entity, decisions in per_entity.items():
-            memo.put(memo_keys[entity], tuple(decisions))
-    position = {k: i for i, k in enumerate(keys)}
-    decided = sorted([*fresh, *(d for ds in reused.values() for d in ds)], key=lambda d: position[d.key])
+    A key's checks read only facts of its own entity and of its series (decided in `plan`)."""
+    out = []
+    for key in (k for e in sorted(entities) for k in p.of_entity[e]):
+        votes = p.by_key[key]
+        _check(key, votes, p.facts, p.by_key, p.know, p.follows.get(key[0], True))
+        fact, rows = _decide(key, p.kinds[key[0]], votes, p.official, p.tier, p.know, p.facts)
+        p.facts[key] = fact
+        losing = [r for r in rows if not r.won]
+        rival = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims) if losing else None
+        failed = tuple((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
+        out.append(Decided(key, fact, tuple(rows), rival, failed))
+    return out
+
+
+def reconcile(
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    know: Knowledge | None = None,
+    stale_after_days: int = 730,
+    *,
+    calibration_model: Model | None = None,
+    suspects: Mapping[str, tuple[str, str]] | None = None,
+) -> Reconciled:
+    """Facts, conflicts and links for every entity the claims mention.
+
+    A fact whose newest support is more than `stale_after_days` older than the newest
+    document about the same entity is flagged stale: a newer page says nothing about it.
+    `suspects` are size names that most likely misspell a known size (`pipeline.stages.aliases`):
+    each is unverified, whoever names it, and linked to the size it most likely means.
+    The runner does the same in steps (`plan`, `decide` in parts, `finish`) to share the work
+    between processes and to reuse the decisions of entities whose inputs did not change.
+    """
+    p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, suspects=suspects)
+    return finish(p, decide(p, p.entities))
+
+
+def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
+    """The facts, conflicts and links once every entity is decided (in any grouping)."""
+    claims, sources, know, facts, suspects = p.claims, p.sources, p.know, p.facts, p.suspects
+    conflicts = list(p.series_conflicts)
+    checks: dict[str, tuple[str, ...]] = {}
+    rivals: dict[tuple[str, str], Claim] = {}
+    position = {k: i for i, k in enumerate(p.keys)}
+    decided = sorted(decisions, key=lambda d: position[d.key])
     # Whichever path decided them, facts are read by key or in sorted order from here on.
     for done in decided:
         facts[done.key] = done.fact
@@ -280,10 +322,10 @@ def reconcile(
             rivals[done.key] = done.rival
         checks.update(done.failed)
     # A suspect name is linked to the size it most likely means, not to the nearest by letters.
-    links = [lk for lk in _links(kinds, official, facts) if lk.entity not in suspects]
-    links = sorted(links + [Link(e, *suspects[e]) for e in suspects if e in kinds], key=lambda lk: lk.entity)
+    links = [lk for lk in _links(p.kinds, p.official, facts) if lk.entity not in suspects]
+    links = sorted(links + [Link(e, *suspects[e]) for e in suspects if e in p.kinds], key=lambda lk: lk.entity)
     ordered = sorted(facts.items())
-    conflicts.extend(_link_conflicts(links, facts, ordered, by_key, conflicts))
+    conflicts.extend(_link_conflicts(links, facts, ordered, p.by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
     for c in claims:
@@ -311,15 +353,15 @@ def reconcile(
                 reason += f" matches {sibling}"
         support = max((d for i in fact.supporting if (d := dates.get(i))), default=None)
         latest = newest_doc.get(key[0])
-        stale = bool(support and latest and (latest[0] - support).days > stale_after_days)
+        stale = bool(support and latest and (latest[0] - support).days > p.stale_after_days)
         if stale and latest and support:
             reason += (
                 f"; stale: its newest support ({support.isoformat()}) is {(latest[0] - support).days} days "
                 f"older than {latest[1]} ({latest[0].isoformat()})"
             )
-        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, model, rules))
+        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
-    return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(name_claims), checks)
+    return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(p.name_claims), checks)
 
 
 def _decision_inputs(

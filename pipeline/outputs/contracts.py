@@ -1,6 +1,6 @@
 """Data contracts: what every output table promises its readers, checked with pandera.
 
-Types come from `pipeline.schema` so the contract follows the schema; the rules added here
+Types come from `pipeline.outputs.schema` so the contract follows the schema; the rules added here
 (allowed values, ranges, uniqueness, references between tables) are the promises that a
 type cannot express. `validate` reports broken promises as sentences and never raises, so a
 build or a test can list every problem at once.
@@ -18,8 +18,9 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
-from pipeline import knowledge, schema
-from pipeline.registry import KINDS, tiers
+from pipeline import knowledge
+from pipeline.knowledge.registry import KINDS, tiers
+from pipeline.outputs import schema
 
 STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")
 ENTITY_KINDS = ("size", "series")

@@ -1,4 +1,4 @@
-"""Deterministic generator of realistic test corpora: `python -m pipeline.corpus N DEST [--seed S]`.
+"""Deterministic generator of realistic test corpora: `python -m bench.corpus N DEST [--seed S]`.
 
 The shipped sources are a dozen pages; scale, speed and reconciliation need thousands of
 documents in the same formats whose truth is known. Every page here copies the *format* of
@@ -758,7 +758,7 @@ def _third_party(rng: Random, family: str, copied: Sequence[Series]) -> str:
 # ------------------------------------------------------------------------------ shared files
 
 _REGISTRY = """\
-# Who published each generated document (pipeline.corpus); the first matching entry wins.
+# Who published each generated document (bench.corpus); the first matching entry wins.
 
 [[source]]
 path = "official-old/**"
@@ -893,9 +893,9 @@ def generate(n: int, dest: Path, seed: int = 0) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m pipeline.corpus N DEST [--seed S]`: write a corpus and say how long it took."""
+    """`python -m bench.corpus N DEST [--seed S]`: write a corpus and say how long it took."""
     parser = argparse.ArgumentParser(
-        prog="python -m pipeline.corpus", description="Write a deterministic, realistic test corpus."
+        prog="python -m bench.corpus", description="Write a deterministic, realistic test corpus."
     )
     parser.add_argument("n", type=int, help="about how many documents to write")
     parser.add_argument("dest", type=Path, help="folder to write into (created if missing)")

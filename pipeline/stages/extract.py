@@ -8,7 +8,6 @@ here interprets values: that is the normalize stage's job.
 
 from __future__ import annotations
 
-import functools
 import posixpath
 import re
 from collections.abc import Sequence
@@ -18,10 +17,11 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from pipeline import knowledge
-from pipeline.catalog import extract_catalog, is_catalog
-from pipeline.names import parse_series, parse_size
-from pipeline.read import Limits
+from pipeline.knowledge.labels import normalize_label
+from pipeline.knowledge.names import parse_series, parse_size
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
+from pipeline.stages.catalog import extract_catalog, is_catalog
+from pipeline.stages.read import Limits
 
 _INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\s*\]", re.IGNORECASE)
 _INCLUDE_PLAIN_RE = re.compile(r"^\[!INCLUDE\b", re.IGNORECASE)
@@ -596,43 +596,3 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
                 row_index=r,
                 column=header[c].text,
             )
-
-
-@functools.lru_cache(maxsize=16384)
-def normalize_label(label: str) -> str:
-    """A header or key folded for matching: lowercase, units and punctuation removed."""
-    know = knowledge.load()
-    s = re.sub(r"<sup>.*?</sup>", " ", label, flags=re.IGNORECASE)
-    s = re.sub(r"<[^>]+>", " ", s)
-    s = re.sub(r"['’](?=s\b)", "", s)  # vCPU's -> vCPUs
-    s = re.sub(r"\(([^)]*)\)", lambda m: " " if _is_unit_text(m.group(1), know) else f" {m.group(1)} ", s)
-    s = re.sub(r":\s*[^:]*$", lambda m: " " if _is_unit_text(m.group(0)[1:], know) else m.group(0), s)
-    words = s.split()
-    while words and _is_trailing_unit(words[-1], know):
-        words.pop()
-    s = " ".join(words).lower()
-    s = re.sub(r"[^a-z0-9]+", " ", s)
-    s = re.sub(r"\bqty\b", "qty", s)
-    return re.sub(r"\s+", " ", s).strip()
-
-
-def _is_unit_text(text: str, know: knowledge.Knowledge) -> bool:
-    pieces = [p.strip() for p in re.split(r"[/,]", text) if p.strip()]
-    return bool(pieces) and all(know.unit(p) is not None or p.lower() in ("qty.", "qty") for p in pieces)
-
-
-def _is_trailing_unit(word: str, know: knowledge.Knowledge) -> bool:
-    unit = know.unit(word)
-    return unit is not None and unit.dimension in ("information", "bit_rate", "byte_rate")
-
-
-@functools.lru_cache(maxsize=16384)
-def header_unit(label: str) -> tuple[str | None, ...]:
-    """The unit written in a header, one per '/'-separated segment (`IOPS / MBps`)."""
-    know = knowledge.load()
-    units: list[str | None] = []
-    for segment in re.split(r"\s/\s|/(?=\s*[A-Za-z])", label):
-        found = [m.group(1) for m in know.unit_re.finditer(segment)]
-        symbols = [know.unit_aliases.get(f) for f in found]
-        units.append(next((s for s in reversed(symbols) if s), None))
-    return tuple(units)

@@ -1,8 +1,8 @@
-"""Benchmark of whole builds on generated corpora: `python -m pipeline.bench [--sizes 100,1000,10000]`.
+"""Benchmark of whole builds on generated corpora: `python -m bench [--sizes 100,1000,10000]`.
 
 Speed is reported here and judged by people, never asserted by the test suite: a loaded CI
 machine would make timing assertions flaky. For each size N the benchmark generates a corpus
-(`pipeline.corpus`), then measures in fresh processes, as a user would run them:
+(`bench.corpus`), then measures in fresh processes, as a user would run them:
 
 - the floor: markdown-it-py alone tokenizing the same files in one process, the least time any
   markdown-it-py based pipeline can take;
@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pipeline import corpus
+from bench import corpus
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """Builds run with this as working directory so they use the same code as this module."""
@@ -240,7 +240,7 @@ def tokenize_floor(root: Path, repeats: int = 1) -> Floor:
 
 def measure_floor(root: Path, repeats: int = FLOOR_REPEATS) -> Floor:
     """`tokenize_floor` in a fresh process, so that nothing this process loaded helps or hurts it."""
-    cmd = [sys.executable, "-m", "pipeline.bench", "--floor", str(root), "--floor-repeats", str(repeats)]
+    cmd = [sys.executable, "-m", "bench", "--floor", str(root), "--floor-repeats", str(repeats)]
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise BenchError(f"floor process exited {proc.returncode}: {_last_line(proc.stderr)}")
@@ -532,7 +532,7 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "",
         "## How these were measured",
         "",
-        f"- N is the size asked of `pipeline.corpus.generate(N, dest, seed={SEED})`; .md/.txt files written: {files}.",
+        f"- N is the size asked of `bench.corpus.generate(N, dest, seed={SEED})`; .md/.txt files written: {files}.",
         "  corpus MB counts those files; MB = 10^6 bytes throughout (the memory target is 1 GiB = 2^30 bytes).",
         "- Builds are `python -m pipeline build --sources corpus-N --out out-N --quiet`, each in a fresh process,",
         "  timed from start to exit: interpreter start-up and imports are included, as a user waits for them.",
@@ -599,7 +599,7 @@ def _positive(text: str) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m pipeline.bench",
+        prog="python -m bench",
         description="Time whole builds of generated corpora against the markdown-it-py floor, "
         "cold, no-op and after one change; print the table and write it to --out.",
     )

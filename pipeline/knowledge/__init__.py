@@ -232,7 +232,7 @@ def _first(rules: tuple[Any, ...], label: str) -> Any:
 def fingerprint() -> str:
     """SHA-256 over every knowledge table, so a changed synonym or unit shows in the manifest."""
     digest = hashlib.sha256()
-    folder = resources.files("pipeline").joinpath("knowledge")
+    folder = resources.files("pipeline.knowledge")
     for name in sorted(p.name for p in folder.iterdir() if p.name.endswith(".toml")):
         digest.update(name.encode())
         digest.update(folder.joinpath(name).read_bytes())
@@ -240,7 +240,7 @@ def fingerprint() -> str:
 
 
 def _table(name: str) -> dict[str, Any]:
-    text = resources.files("pipeline").joinpath("knowledge").joinpath(name).read_text(encoding="utf-8")
+    text = resources.files("pipeline.knowledge").joinpath(name).read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 

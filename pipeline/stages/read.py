@@ -21,7 +21,7 @@ import yaml
 from pipeline.records import Diagnostic, Document, Metadata
 
 SUFFIXES = (".md", ".txt", ".csv", ".json")
-"""Markdown and text pages, and machine-made catalogs (see `pipeline.catalog`)."""
+"""Markdown and text pages, and machine-made catalogs (see `pipeline.stages.catalog`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,24 +236,43 @@ def _changed_span(a: str, b: str) -> tuple[str, str]:
     return a[lo : len(a) - end + 4], b[lo : len(b) - end + 4]
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser where PyYAML was built with it (several times faster); the same safe
+constructors either way, so duplicate keys and alias bombs are caught alike."""
+
+
+class _UniqueKeyLoader(_SafeLoader):  # type: ignore[valid-type,misc]
     """Safe YAML that reports duplicate keys and refuses to expand alias bombs."""
 
     duplicates: list[tuple[str, int]]
     node_budget: int
 
 
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+def _construct_mapping(
+    loader: _UniqueKeyLoader | _ReferenceLoader, node: yaml.MappingNode, deep: bool = False
+) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node, deep=deep)
         if isinstance(key, str) and key in seen:
             loader.duplicates.append((key, key_node.start_mark.line))
         seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
+    mapping: dict[Any, Any] = loader.construct_mapping(node, deep=deep)
+    return mapping
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _ReferenceLoader(yaml.SafeLoader):
+    """The pure-Python parser, whose error positions are the ones reported; otherwise as
+    `_UniqueKeyLoader`."""
+
+    duplicates: list[tuple[str, int]]
+    node_budget: int
+
+
+_ReferenceLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
 def _count_nodes(node: yaml.Node, budget: int) -> int:
@@ -271,6 +290,38 @@ def _count_nodes(node: yaml.Node, budget: int) -> int:
             for k, v in n.value:
                 stack.extend((k, v))
     return count
+
+
+_TOO_LARGE = object()
+
+
+def _load(
+    block: str,
+    rel: str,
+    limits: Limits,
+    diags: list[Diagnostic],
+    kind: type[_UniqueKeyLoader] | type[_ReferenceLoader],
+) -> tuple[Any, list[tuple[str, int]]]:
+    """The block's value and its duplicate keys (`_TOO_LARGE`, said in `diags`, for an alias bomb)."""
+    loader = kind(block)
+    loader.duplicates = []
+    try:
+        node = loader.get_single_node()
+        if node is not None and _count_nodes(node, limits.max_front_matter_nodes) > limits.max_front_matter_nodes:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "front-matter-too-large",
+                    rel,
+                    1,
+                    f"front-matter expands to more than {limits.max_front_matter_nodes:,} "
+                    "YAML nodes (alias bomb?); ignored",
+                )
+            )
+            return _TOO_LARGE, []
+        return (loader.construct_document(node) if node is not None else None), loader.duplicates
+    finally:
+        loader.dispose()
 
 
 def split_front_matter(
@@ -294,39 +345,28 @@ def split_front_matter(
         return 0, {}, False
     block = "\n".join(lines[1:close])
     try:
-        loader = _UniqueKeyLoader(block)
-        loader.duplicates = []
+        value, duplicates = _load(block, rel, limits, diags, _UniqueKeyLoader)
+    except yaml.YAMLError:
+        # libyaml and the pure-Python parser place some errors on different lines; the message
+        # of record is the reference parser's, which only an invalid block pays for.
         try:
-            node = loader.get_single_node()
-            if node is not None and _count_nodes(node, limits.max_front_matter_nodes) > limits.max_front_matter_nodes:
-                diags.append(
-                    Diagnostic(
-                        "error",
-                        "front-matter-too-large",
-                        rel,
-                        1,
-                        f"front-matter expands to more than {limits.max_front_matter_nodes:,} "
-                        "YAML nodes (alias bomb?); ignored",
-                    )
-                )
-                return close + 1, {}, True
-            value = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 2 if mark is not None else 1
-        problem = exc.problem or str(exc)
-        if exc.problem and "could not determine a constructor" in exc.problem:
-            problem = f"YAML tag not allowed in safe loading ({exc.problem.split('tag')[-1].strip()})"
-        diags.append(
-            Diagnostic("error", "front-matter-invalid", rel, line, f"front-matter is not valid YAML: {problem}")
-        )
+            value, duplicates = _load(block, rel, limits, diags, _ReferenceLoader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 2 if mark is not None else 1
+            problem = exc.problem or str(exc)
+            if exc.problem and "could not determine a constructor" in exc.problem:
+                problem = f"YAML tag not allowed in safe loading ({exc.problem.split('tag')[-1].strip()})"
+            diags.append(
+                Diagnostic("error", "front-matter-invalid", rel, line, f"front-matter is not valid YAML: {problem}")
+            )
+            return close + 1, {}, True
+        except yaml.YAMLError as exc:
+            diags.append(Diagnostic("error", "front-matter-invalid", rel, 1, f"front-matter is not valid YAML: {exc}"))
+            return close + 1, {}, True
+    if value is _TOO_LARGE:
         return close + 1, {}, True
-    except yaml.YAMLError as exc:
-        diags.append(Diagnostic("error", "front-matter-invalid", rel, 1, f"front-matter is not valid YAML: {exc}"))
-        return close + 1, {}, True
-    for key, line in loader.duplicates:
+    for key, line in duplicates:
         diags.append(
             Diagnostic(
                 "warning",

@@ -23,8 +23,8 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # types only: reconcile imports this module
-    from pipeline.reconcile import Fact
     from pipeline.records import Claim
+    from pipeline.stages.reconcile import Fact
 
 FEATURES = (
     "intercept",
@@ -61,7 +61,7 @@ class Evidence:
     """The rule that gives the value, when no page states it: the naming convention, a sibling."""
     rule: float = 0.0
     """The log-odds that that rule is right, measured on the corpus where official pages state the
-    value too (`pipeline.reconcile.rule_agreement`); 0 for a stated value."""
+    value too (`pipeline.stages.reconcile.rule_agreement`); 0 for a stated value."""
     tied: bool = False
     """Sources of equal standing disagree (the fact is `unresolved`)."""
     unverified: bool = False
@@ -104,7 +104,7 @@ class Model:
 @functools.cache
 def model() -> Model:
     """The model of knowledge/calibration.toml, read once per process."""
-    text = resources.files("pipeline").joinpath("knowledge").joinpath("calibration.toml").read_text(encoding="utf-8")
+    text = resources.files("pipeline.knowledge").joinpath("calibration.toml").read_text(encoding="utf-8")
     return parse_model(tomllib.loads(text))
 
 
@@ -122,7 +122,7 @@ def parse_model(data: dict[str, object]) -> Model:
 def model_text(fitted: Model, note: str) -> str:
     """calibration.toml's text for `fitted`."""
     lines = [
-        "# The confidence model (pipeline/calibrate.py): confidence = 1 / (1 + exp(-z)), where z is the sum",
+        "# The confidence model (pipeline/stages/calibrate.py): confidence = 1 / (1 + exp(-z)), where z is the sum",
         "# of each coefficient times its term of the evidence: 1 (intercept); the logit of the winning",
         "# claim's weight; 1 when that claim is from an official page or an API catalog; for a value only",
         "# a rule gives, the log-odds that the rule is right, measured on the corpus (0 for a stated",

@@ -19,9 +19,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from pipeline.names import SizeName, name_tokens, parse_size, skeleton, token_difference
+from pipeline.knowledge.names import SizeName, name_tokens, parse_size, skeleton, token_difference
+from pipeline.knowledge.registry import Source
 from pipeline.records import Claim, Diagnostic
-from pipeline.registry import Source
 
 MIN_SHARED = 3
 """Values a suspect must share with the known size, all equal, for a token's difference to

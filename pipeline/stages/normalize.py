@@ -18,10 +18,9 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 
 from pipeline import knowledge
-from pipeline.cache import Memo, digest
-from pipeline.extract import header_unit, normalize_label
 from pipeline.knowledge import ColumnRule, GpuModel, Knowledge, Phrase
-from pipeline.names import (
+from pipeline.knowledge.labels import header_unit, normalize_label
+from pipeline.knowledge.names import (
     SeriesName,
     find_series_groups,
     member_of,
@@ -30,9 +29,7 @@ from pipeline.names import (
     series_key,
     series_parts,
 )
-from pipeline.parallel import beside
-from pipeline.records import Claim, Diagnostic, Document, EntityKind, Extraction, Mention, Price, Statement
-from pipeline.values import (
+from pipeline.knowledge.values import (
     Quantity,
     clean_cpu_model,
     format_number,
@@ -42,6 +39,17 @@ from pipeline.values import (
     parse_generations,
     parse_number,
     parse_quantity,
+)
+from pipeline.records import (
+    Claim,
+    Diagnostic,
+    Document,
+    EntityKind,
+    Extraction,
+    Mention,
+    Price,
+    Statement,
+    compact,
 )
 
 # ------------------------------------------------------------------------ source families
@@ -58,7 +66,7 @@ class SourceFamily:
 
 
 def _families() -> dict[str, dict[str, object]]:
-    text = resources.files("pipeline").joinpath("knowledge").joinpath("sources.toml").read_text(encoding="utf-8")
+    text = resources.files("pipeline.knowledge").joinpath("sources.toml").read_text(encoding="utf-8")
     fams: dict[str, dict[str, object]] = tomllib.loads(text)["family"]
     return fams
 
@@ -201,7 +209,7 @@ class _Value:
 class _Context:
     know: Knowledge
     series: SeriesIndex
-    series_models: dict[str, list[str]]
+    series_models: Mapping[str, list[str]]
     as_of: dt.date | None = None
     """The newest document's date: a retirement date before it has passed."""
     claims: list[Claim] = field(default_factory=list)
@@ -227,7 +235,38 @@ class Normalized:
     """Catalog prices, each size by its canonical name."""
 
 
-_Result = tuple[tuple[Claim, ...], tuple[Diagnostic, ...], tuple[Mention, ...]]
+@compact
+@dataclass(frozen=True, slots=True)
+class DocumentClaims:
+    """What one document normalized to: its claims, diagnostics and the size names it mentions."""
+
+    claims: tuple[Claim, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    mentions: tuple[Mention, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What normalizing a document reads of the other documents: the series index, the GPU
+    models each series is said to have and the newest document's date. With it built, each
+    document is normalized on its own (`normalize_document`)."""
+
+    know: Knowledge
+    series: SeriesIndex
+    models: Mapping[str, list[str]]
+    as_of: dt.date | None
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """The context as plain, ordered data: two contexts with one fingerprint normalize every
+        document alike (the index is sorted, as one more document may reorder it)."""
+        return (
+            self.know,
+            sorted(self.series.names.items()),
+            sorted(self.series.aliases.items()),
+            self.series.sized,
+            sorted(self.models.items()),
+            self.as_of,
+        )
 
 
 def newest_date(extractions: Sequence[Extraction]) -> dt.date | None:
@@ -236,63 +275,23 @@ def newest_date(extractions: Sequence[Extraction]) -> dt.date | None:
     return max((d for ex in extractions if (d := ex.document.metadata.date)), default=None)
 
 
-def normalize(
-    extractions: Sequence[Extraction],
-    know: Knowledge | None = None,
-    *,
-    split: bool = False,
-    memo: Memo | None = None,
-) -> Normalized:
-    """Every statement of every document as claims; unknown words become diagnostics.
-
-    Only the series index, the GPU models per series and the newest document's date look
-    across documents; with those built first, each document is normalized on its own. So a
-    document's claims can come from `memo` when neither it nor that shared context changed,
-    and with `split` the second half of the other documents is normalized in a forked process
-    beside the first."""
+def context(extractions: Sequence[Extraction], know: Knowledge | None = None) -> Context:
+    """The shared context of `extractions`."""
     know = know or knowledge.load()
-    series = build_series_index(extractions)
-    models = _series_models(extractions, know)
-    as_of = newest_date(extractions)
-    done: dict[str, _Result] = {}
-    keys: dict[str, str] = {}
-    todo = list(extractions)
-    if memo is not None:
-        # Sorted: the index is built in document order, and one more document may reorder it.
-        shared = digest(
-            know,
-            sorted(series.names.items()),
-            sorted(series.aliases.items()),
-            series.sized,
-            sorted(models.items()),
-            as_of,
-        )
-        for ex in extractions:
-            keys[ex.document.path] = key = digest(shared, ex)
-            if (hit := memo.get(key)) is not None:
-                done[ex.document.path] = hit
-        todo = [ex for ex in extractions if ex.document.path not in done]
+    return Context(know, build_series_index(extractions), _series_models(extractions, know), newest_date(extractions))
 
-    def part(chunk: Sequence[Extraction]) -> dict[str, _Result]:
-        out = {}
-        for ex in chunk:
-            ctx = _Context(know=know, series=series, series_models=models, as_of=as_of)
-            _normalize_document(ctx, ex)
-            out[ex.document.path] = (tuple(ctx.claims), tuple(ctx.diagnostics), tuple(ctx.mentions))
-        return out
 
-    # A fork pays only for a large share of the work; an edit of a few documents is done here.
-    split = split and len(todo) * 4 >= len(extractions)
-    half = len(todo) // 2 if split else len(todo)
-    with beside(lambda: part(todo[half:]), parallel=split, what="normalizing") as rest:
-        fresh = part(todo[:half])
-    fresh.update(rest.result())
-    if memo is not None:
-        for path, result in fresh.items():
-            memo.put(keys[path], result)
-    done.update(fresh)
+def normalize_document(ctx: Context, ex: Extraction) -> DocumentClaims:
+    """Every statement of one document as claims; unknown words become diagnostics."""
+    work = _Context(know=ctx.know, series=ctx.series, series_models=ctx.models, as_of=ctx.as_of)
+    _normalize_document(work, ex)
+    return DocumentClaims(tuple(work.claims), tuple(work.diagnostics), tuple(work.mentions))
+
+
+def gather(extractions: Sequence[Extraction], ctx: Context, parts: Mapping[str, DocumentClaims]) -> Normalized:
+    """The documents' parts (by path) as one result, claims in provenance order."""
     claims = sorted(
-        (c for ex in extractions for c in done[ex.document.path][0]),
+        (c for ex in extractions for c in parts[ex.document.path].claims),
         key=lambda c: (
             c.document,
             c.line,
@@ -304,14 +303,26 @@ def normalize(
             c.claim_id,
         ),
     )
-    diagnostics = tuple(d for ex in extractions for d in done[ex.document.path][1])
-    mentions = tuple(m for ex in extractions for m in done[ex.document.path][2])
+    diagnostics = tuple(d for ex in extractions for d in parts[ex.document.path].diagnostics)
+    mentions = tuple(m for ex in extractions for m in parts[ex.document.path].mentions)
     prices = tuple(
         replace(p, size=size.canonical) if (size := parse_size(p.size)) else p for ex in extractions for p in ex.prices
     )
     return Normalized(
-        claims=tuple(claims), diagnostics=diagnostics, series=series, mentions=mentions, as_of=as_of, prices=prices
+        claims=tuple(claims),
+        diagnostics=diagnostics,
+        series=ctx.series,
+        mentions=mentions,
+        as_of=ctx.as_of,
+        prices=prices,
     )
+
+
+def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None) -> Normalized:
+    """Every statement of every document as claims: the context first, then each document on
+    its own (which the runner may do in several processes, or take from its cache)."""
+    ctx = context(extractions, know)
+    return gather(extractions, ctx, {ex.document.path: normalize_document(ctx, ex) for ex in extractions})
 
 
 def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:

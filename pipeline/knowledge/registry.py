@@ -78,7 +78,7 @@ class _Entry:
 @functools.cache
 def _sources_table() -> dict[str, Any]:
     """Read once per process (callers only read it): every document is classified with it."""
-    text = resources.files("pipeline").joinpath("knowledge").joinpath("sources.toml").read_text(encoding="utf-8")
+    text = resources.files("pipeline.knowledge").joinpath("sources.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 

@@ -1,6 +1,9 @@
-"""`build(sources, out)`: read -> extract -> normalize -> reconcile -> write.
+"""`build(sources, out)`: read -> extract -> normalize -> aliases -> reconcile -> write.
 
-This module only wires the stages together and turns their records into table rows.
+The runner wires the stages (`pipeline.stages`, pure functions of their inputs) together, turns
+their records into table rows, and owns what they need not know: the content-hash cache of
+parsed documents and of each document's claims and each entity's decisions (`cache`), and the
+second process that shares a stage's work (`pool`).
 """
 
 from __future__ import annotations
@@ -18,22 +21,12 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from pipeline import knowledge, schema
-from pipeline.aliases import resolve as resolve_aliases
-from pipeline.cache import Cache
-from pipeline.calibrate import Label, expected_calibration_error, reliability
-from pipeline.calibrate import labels as calibrate_labels
-from pipeline.extract import normalize_label
-from pipeline.names import parse_size, series_key
-from pipeline.normalize import normalize, source_family
-from pipeline.parallel import beside, collector_paused, cores
-from pipeline.parse import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
-from pipeline.read import Limits
-from pipeline.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled, reconcile
-from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
-from pipeline.registry import AUTHORITATIVE, REGISTRY_FILE, Source, classify, load_registry
-from pipeline.sync import LOCK_FILE, Locked, permalinks
-from pipeline.write import (
+from pipeline import knowledge
+from pipeline.knowledge.labels import normalize_label
+from pipeline.knowledge.names import parse_size, series_key
+from pipeline.knowledge.registry import AUTHORITATIVE, REGISTRY_FILE, Source, classify, load_registry
+from pipeline.outputs import schema
+from pipeline.outputs.write import (
     by_column,
     frame,
     output_lock,
@@ -43,6 +36,30 @@ from pipeline.write import (
     write_json,
     write_table,
 )
+from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
+from pipeline.runner.cache import Cache, Memo, digest
+from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
+from pipeline.runner.pool import beside, collector_paused, cores
+from pipeline.stages.aliases import resolve as resolve_aliases
+from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
+from pipeline.stages.calibrate import labels as calibrate_labels
+from pipeline.stages.normalize import DocumentClaims, Normalized, gather, normalize_document, source_family
+from pipeline.stages.normalize import context as normalize_context
+from pipeline.stages.read import Limits
+from pipeline.stages.reconcile import (
+    NAME_CONVENTION,
+    SIBLING,
+    Conflict,
+    Decided,
+    Fact,
+    Plan,
+    Reconciled,
+    decide,
+    finish,
+    reconcile,
+)
+from pipeline.stages.reconcile import plan as reconcile_plan
+from pipeline.sync import LOCK_FILE, Locked, permalinks
 
 Progress = Callable[[str], None]
 PIPELINE_VERSION = "0.1.0"
@@ -72,7 +89,7 @@ def build(
 
     Beside the tables, `out` gets `report.html` (for people), `SCHEMA.md` and `datapackage.json`
     (the data dictionary), all listed with their hashes in `manifest.json`. The tables are
-    checked against their contracts (`pipeline.contracts`) while they are written into a
+    checked against their contracts (`pipeline.outputs.contracts`) while they are written into a
     staging folder: a build whose data would break them raises `ContractViolation` listing
     every violation, the staging folder is removed, and `out` stays as it was."""
     sources = Path(sources)
@@ -84,7 +101,7 @@ def build(
             return previous
         # Imported here, not at the top: pandera takes seconds to import, and only a build
         # that has something to do needs it.
-        from pipeline import contracts, dictionary, report
+        from pipeline.outputs import contracts, dictionary, report
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
         result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found)
@@ -243,7 +260,7 @@ def compute(
     # Each later stage reuses what the last build computed from the same inputs; the memos are
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    norm = normalize(extractions, know, split=split, memo=memo)
+    norm = run_normalize(extractions, know, split, memo)
     if memo:
         memo.save()
     # The statements are all in claims now; what the tables still need of them is the subject.
@@ -259,8 +276,8 @@ def compute(
     diagnostics.extend(alias_diags)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
     memo = cache.memo("reconcile", code_fingerprint()) if cache else None
-    rec = reconcile(
-        resolved, sources_by_doc, know, settings.stale_after_days, split=split, memo=memo, suspects=suspects
+    rec = run_reconcile(
+        reconcile_plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects), split, memo
     )
     if memo:
         memo.save()
@@ -423,6 +440,74 @@ def _not_built(mentions: Sequence[Mention], built: set[str], facts: Sequence[Fac
             continue
         out.append(Diagnostic("warning", "size_not_built", m.document, m.line, message))
     return out
+
+
+def run_normalize(extractions: Sequence[Extraction], know: Any, split: bool, memo: Memo | None) -> Normalized:
+    """`normalize`, with each document's claims from `memo` when neither it nor the context it
+    reads changed, and with `split` the second half of the other documents normalized in a
+    forked process beside the first."""
+    ctx = normalize_context(extractions, know)
+    done: dict[str, DocumentClaims] = {}
+    keys: dict[str, str] = {}
+    todo = list(extractions)
+    if memo is not None:
+        shared = digest(*ctx.fingerprint())
+        for ex in extractions:
+            keys[ex.document.path] = key = digest(shared, ex)
+            if isinstance(hit := memo.get(key), DocumentClaims):
+                done[ex.document.path] = hit
+        todo = [ex for ex in extractions if ex.document.path not in done]
+
+    def part(chunk: Sequence[Extraction]) -> dict[str, DocumentClaims]:
+        return {ex.document.path: normalize_document(ctx, ex) for ex in chunk}
+
+    # A fork pays only for a large share of the work; an edit of a few documents is done here.
+    split = split and len(todo) * 4 >= len(extractions)
+    half = len(todo) // 2 if split else len(todo)
+    with beside(lambda: part(todo[half:]), parallel=split, what="normalizing") as rest:
+        fresh = part(todo[:half])
+    fresh.update(rest.result())
+    if memo is not None:
+        for path, result in fresh.items():
+            memo.put(keys[path], result)
+    return gather(extractions, ctx, {**done, **fresh})
+
+
+def run_reconcile(p: Plan, split: bool, memo: Memo | None) -> Reconciled:
+    """`reconcile`, with the decisions of each entity whose inputs did not change from `memo`,
+    and with `split` half of the other entities (by votes) decided in a forked process."""
+    reused: list[Decided] = []
+    keys: dict[str, str] = {}
+    todo = set(p.entities)
+    if memo is not None:
+        shared = digest(*p.shared())
+        for entity in p.entities:
+            keys[entity] = digest(shared, p.inputs(entity))
+            if isinstance(hit := memo.get(keys[entity]), tuple):
+                reused.extend(hit)
+                todo.discard(entity)
+    # A fork pays only for a large share of the work; an edit of a few documents is done here.
+    if split and len(todo) * 4 >= len(p.load):
+        # Halves of about equal work: entities in name order until half of the votes.
+        first: set[str] = set()
+        taken, total = 0, sum(p.load[e] for e in todo)
+        for entity in sorted(todo):
+            if taken * 2 >= total:
+                break
+            first.add(entity)
+            taken += p.load[entity]
+        with beside(lambda: decide(p, todo - first), what="reconciling") as rest:
+            fresh = decide(p, first)
+        fresh.extend(rest.result())
+    else:
+        fresh = decide(p, todo)
+    if memo is not None:
+        per_entity: dict[str, list[Decided]] = defaultdict(list)
+        for done in fresh:
+            per_entity[done.key[0]].append(done)
+        for entity, decisions in per_entity.items():
+            memo.put(keys[entity], tuple(decisions))
+    return finish(p, [*fresh, *reused])
 
 
 def _splits(settings: Settings, documents: int) -> bool:

@@ -21,11 +21,11 @@ from importlib import metadata, resources
 from pathlib import Path
 
 from pipeline import knowledge
-from pipeline.cache import Cache
-from pipeline.extract import extract
-from pipeline.parallel import cores
-from pipeline.read import Limits, discover, load_bytes, parse_bytes
 from pipeline.records import Diagnostic, Document, Extraction, compact
+from pipeline.runner.cache import Cache
+from pipeline.runner.pool import cores
+from pipeline.stages.extract import extract
+from pipeline.stages.read import Limits, discover, load_bytes, parse_bytes
 
 MIN_PARALLEL = 64
 """Below this many documents to parse, starting worker processes costs more than it saves."""
@@ -80,11 +80,10 @@ def code_fingerprint() -> str:
             digest.update(f"{name}=={metadata.version(name)}\n".encode())
         except metadata.PackageNotFoundError:
             digest.update(f"{name} missing\n".encode())
-    package = resources.files("pipeline")
-    for folder, suffix in ((package, ".py"), (package.joinpath("knowledge"), ".toml")):
-        for name in sorted(p.name for p in folder.iterdir() if p.name.endswith(suffix)):
-            digest.update(name.encode())
-            digest.update(folder.joinpath(name).read_bytes())
+    root = Path(str(resources.files("pipeline")))
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 

@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from pipeline import schema
-from pipeline.names import parse_size
-from pipeline.registry import KINDS
+from pipeline.knowledge.names import parse_size
+from pipeline.knowledge.registry import KINDS
+from pipeline.outputs import schema
 
 STATUSES = ("agreed", "single_source", "resolved", "unresolved", "unverified")
 SEVERITIES = ("error", "warning", "info")
@@ -1034,6 +1034,6 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
         f"{_documents(rows)}\n"
         f"{_diagnostics(rows)}\n</main>"
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
-        "pipeline/report.py</footer>"
+        "pipeline/outputs/report.py</footer>"
         f"<script>{SCRIPT}</script></body></html>\n"
     )
