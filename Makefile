@@ -21,14 +21,17 @@ help:
 	@echo "make bench [SIZES=100,1000,10000]              time builds of generated corpora; bench/results.md"
 	@echo "make corpus N=1000 [DEST=corpus]               generate a realistic corpus of N documents"
 
+# The virtualenv, made once (and again when pyproject.toml changes). Python 3.11's own pip installs
+# the project editable from pyproject.toml; setuptools' notices about editable installs are not
+# the newcomer's business, so its warnings are silenced (errors still stop the build).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	@echo "installing the pipeline and its dependencies into $(VENV) (once)"
+	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
 build: $(STAMP)
-	$(BIN)/python -m pipeline build --sources $(SOURCES) --out $(OUT) $(if $(STRICT),--strict)
+	@$(BIN)/python -m pipeline build --sources $(SOURCES) --out $(OUT) $(if $(STRICT),--strict)
 
 # Build into a temporary folder and compare with the committed output/ (exit 1 on drift).
 drift: $(STAMP)
