@@ -91,6 +91,8 @@ class Run:
     """ru_maxrss from wait4: the largest single process (build or parse worker), not their sum."""
     returncode: int
     stderr: str
+    steps: tuple[tuple[str, float], ...] = ()
+    """Seconds of each step, as the build itself timed them (`--timings`)."""
 
     @property
     def ok(self) -> bool:
@@ -143,6 +145,8 @@ class SizeResult:
             "one_change_cpu_s": one.cpu_seconds if one else None,
             "max_peak_rss_bytes": max((r.peak_rss_bytes for r in runs), default=None),
             "changed_document": self.changed_document,
+            "cold_steps_s": dict(cold.steps) if cold else None,
+            "one_change_steps_s": dict(one.steps) if one else None,
             "errors": list(self.errors),
         }
 
@@ -258,7 +262,10 @@ def run_build(sources: Path, out: Path) -> Run:
     of the parse workers it waited for. stderr goes to a file, not a pipe, so a chatty failing
     build cannot block on a full pipe while this process is in wait4.
     """
+    timings = out.parent / f".{out.name}-timings.json"
+    timings.unlink(missing_ok=True)
     cmd = [sys.executable, "-m", "pipeline", "build", "--sources", str(sources), "--out", str(out), "--quiet"]
+    cmd += ["--timings", str(timings)]
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=PROJECT_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
@@ -269,7 +276,21 @@ def run_build(sources: Path, out: Path) -> Run:
         stderr = err.read().decode("utf-8", errors="replace")
     # ru_maxrss is in kilobytes on Linux (bytes on macOS).
     rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
-    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr)
+    steps: tuple[tuple[str, float], ...] = ()
+    if timings.exists():
+        steps = tuple((str(x["step"]), float(x["seconds"])) for x in json.loads(timings.read_text(encoding="utf-8")))
+        timings.unlink()
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, steps)
+
+
+def measure_startup(work: Path) -> Run:
+    """A build of an empty sources folder: what every build pays before its first document
+    (the interpreter, the imports, the survey and the writing of empty tables)."""
+    empty = work / "corpus-empty"
+    empty.mkdir(parents=True, exist_ok=True)
+    out = work / "out-empty"
+    shutil.rmtree(out, ignore_errors=True)
+    return run_build(empty, out)
 
 
 def _last_line(text: str) -> str:
@@ -340,6 +361,31 @@ def benchmark(sizes: Sequence[int], work: Path, log: Log, floor_repeats: int = F
     """Every size in turn, one process at a time, so that the builds do not compete with each other."""
     work.mkdir(parents=True, exist_ok=True)
     return [bench_size(n, work, log, floor_repeats) for n in sizes]
+
+
+def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]:
+    """Where the time of each cold build (and of the one-change build) goes, step by step, as
+    the build timed itself; the start-up build first. Wall time outside the steps is the
+    interpreter's start and exit."""
+    columns: list[tuple[str, Run | None]] = [("start-up", startup)]
+    for r in results:
+        columns.append((f"cold {r.n:,}", r.cold if r.cold_ok else None))
+        columns.append((f"one-change {r.n:,}", r.one_change if r.one_change and r.one_change.ok else None))
+    runs = [(name, run) for name, run in columns if run is not None and run.steps]
+    if not runs:
+        return []
+    names = list(dict.fromkeys(step for _, run in runs for step, _ in run.steps))
+    lines = [
+        "| step | " + " | ".join(f"{name} s" for name, _ in runs) + " |",
+        "|---|" + "|".join("---:" for _ in runs) + "|",
+    ]
+    for step in names:
+        cells = [_fmt(dict(run.steps).get(step), ".3f") for _, run in runs]
+        lines.append(f"| {step} | " + " | ".join(cells) + " |")
+    outside = [run.seconds - sum(s for _, s in run.steps) for _, run in runs]
+    lines.append("| interpreter start and exit | " + " | ".join(f"{x:.3f}" for x in outside) + " |")
+    lines.append("| **wall** | " + " | ".join(f"**{run.seconds:.3f}**" for _, run in runs) + " |")
+    return lines
 
 
 # ------------------------------------------------------------------------------ targets
@@ -489,7 +535,7 @@ def _sig(value: float | None) -> str:
     return f"{value:.3g}" if value >= 0.001 else f"{value:.6f}"
 
 
-def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: str) -> str:
+def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: str, startup: Run | None = None) -> str:
     """The results table, targets and notes as Markdown: what is printed and what is written."""
     lines = [
         "# Benchmark",
@@ -524,10 +570,15 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
     failures = [(r.n, e) for r in results for e in r.errors]
     if failures:
         lines += ["", "Failures:", ""] + [f"- N={n:,}: {e}" for n, e in failures]
+    if startup is not None and startup.ok:
+        lines += ["", f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s."]
     lines += ["", "## Targets", "", "| target | measured | at | result |", "|---|---:|---|---|"]
     lines += [f"| {t.goal} | {t.measured} | {t.at} | **{t.result}** |" for t in targets(results)]
     files = ", ".join(f"{r.n:,} → {r.documents:,}" for r in results)
     changed = "; ".join(f"N={r.n:,}: `{r.changed_document}`" for r in results if r.changed_document)
+    steps = steps_table(results, startup)
+    if steps:
+        lines += ["", "## Where the time goes", "", *steps]
     lines += [
         "",
         "## How these were measured",
@@ -547,29 +598,38 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "  'strikethrough'])`, `.parse(text)`) tokenizing the same files in one fresh process on one core,",
         "  the files read before timing starts: the least any markdown-it-py based pipeline can take.",
         "  The fastest of several passes counts (all passes are in the JSON).",
+        "- Steps: the seconds each step of a build took, as the build timed itself (`--timings FILE`);",
+        "  on two cores the contracts and the report run beside the writing of the tables, and their",
+        "  step is the time waited for them after it. Start-up: a build of an empty sources folder.",
         "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",
         "",
     ]
     return "\n".join(lines)
 
 
-def results_json(results: Sequence[SizeResult], info: dict[str, Any], date: str) -> dict[str, Any]:
+def results_json(
+    results: Sequence[SizeResult], info: dict[str, Any], date: str, startup: Run | None = None
+) -> dict[str, Any]:
     """The same data as the Markdown, for tools and for comparing runs."""
     return {
         "date": date,
         "machine": info,
+        "startup_s": startup.seconds if startup is not None and startup.ok else None,
+        "startup_steps_s": dict(startup.steps) if startup is not None and startup.ok else None,
         "columns": list(COLUMNS),
         "results": [r.record() for r in results],
         "targets": [asdict(t) for t in targets(results)],
     }
 
 
-def write_results(results: Sequence[SizeResult], out: Path, info: dict[str, Any], date: str) -> str:
+def write_results(
+    results: Sequence[SizeResult], out: Path, info: dict[str, Any], date: str, startup: Run | None = None
+) -> str:
     """Write `out` (Markdown) and `out` with a .json suffix; return the Markdown."""
-    text = render_markdown(results, info, date)
+    text = render_markdown(results, info, date, startup)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8", newline="\n")
-    data = json.dumps(results_json(results, info, date), indent=2, ensure_ascii=False) + "\n"
+    data = json.dumps(results_json(results, info, date, startup), indent=2, ensure_ascii=False) + "\n"
     out.with_suffix(".json").write_text(data, encoding="utf-8", newline="\n")
     return text
 
@@ -630,17 +690,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     info = machine()
     if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        _log("start-up: a build of an empty sources folder")
+        startup = measure_startup(args.work.resolve())
         results = benchmark(args.sizes, args.work.resolve(), _log, args.floor_repeats)
     else:
         work = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
         try:
+            _log("start-up: a build of an empty sources folder")
+            startup = measure_startup(work)
             results = benchmark(args.sizes, work, _log, args.floor_repeats)
         finally:
             if args.keep:
                 _log(f"kept the work folder {work}")
             else:
                 shutil.rmtree(work, ignore_errors=True)
-    text = write_results(results, args.out, info, date)
+    text = write_results(results, args.out, info, date, startup)
     print(text, end="")
     _log(f"wrote {args.out} and {args.out.with_suffix('.json')}")
     return 1 if any(r.errors for r in results) else 0

@@ -6,6 +6,7 @@ Stage modules are imported inside each command so that `--help` answers at once.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -94,6 +95,10 @@ def cmd_build(args: argparse.Namespace) -> int:
                 if stage in c.reused:
                     reused, total = c.reused[stage]
                     print(f"{stage}: {reused} of {total} {what} reused")
+    if args.timings:
+        # Not in the output folder: a time is not data about the documents, and would drift.
+        steps = [{"step": step, "seconds": seconds} for step, seconds in result.timings]
+        Path(args.timings).write_text(json.dumps(steps, indent=1) + "\n", encoding="utf-8")
     if args.strict and result.errors:
         print(f"--strict: {len(result.errors)} error(s):", file=sys.stderr)
         for d in result.errors:
@@ -262,6 +267,9 @@ def parser() -> argparse.ArgumentParser:
         "beside --out)",
     )
     b.add_argument("--workers", type=int, default=None, help="parsing processes (default: one per core)")
+    b.add_argument(
+        "--timings", metavar="FILE", help="write the seconds each step took to FILE (JSON), for the benchmark"
+    )
     b.set_defaults(func=cmd_build)
     e = sub.add_parser(
         "explain",

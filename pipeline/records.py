@@ -230,6 +230,8 @@ class BuildResult:
     """The parse cache's counts (`pipeline.runner.cache.CacheStats`), when a cache was used."""
     labels: tuple[Any, ...] = ()
     """The docs-against-API labels the confidence is calibrated on (`pipeline.stages.calibrate.Label`)."""
+    timings: tuple[tuple[str, float], ...] = ()
+    """Seconds each step of the build took, in order (`python -m pipeline build --timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

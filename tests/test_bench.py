@@ -91,3 +91,26 @@ def test_a_failed_build_is_recorded_and_the_rest_goes_on(tmp_path: Path) -> None
     result.cold = run
     text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC")
     assert "| failed |" in text and "Failures:" in text and str(work) not in text
+
+
+def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> None:
+    """A build of an empty folder, and each build's own timing of its steps, in the results."""
+    startup = bench.measure_startup(tmp_path)
+    assert startup.ok, startup.stderr
+    steps = dict(startup.steps)
+    assert list(steps)[:2] == ["survey", "imports"] and "reconcile" in steps and "write tables" in steps
+    assert all(seconds >= 0 for seconds in steps.values())
+    assert sum(steps.values()) <= startup.seconds  # the interpreter's start and exit are outside them
+
+    result = bench.SizeResult(5, documents=5, corpus_bytes=1000, floor_seconds=0.01)
+    result.cold = bench.Run(2.0, 1.5, 1024, 0, "", (("survey", 0.1), ("read and extract", 0.7), ("reconcile", 0.9)))
+    text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
+    assert f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s." in text
+    rows = text.split("## Where the time goes\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert rows[0] == "| step | start-up s | cold 5 s |"
+    assert "| read and extract | 0.000 | 0.700 |" in rows  # no document to read at start-up
+    assert "| imports | " in rows[3] and rows[3].endswith(" | – |")
+    assert "| interpreter start and exit | " in "\n".join(rows) and rows[-1].endswith("| **2.000** |")
+    data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
+    assert data["startup_s"] == startup.seconds
+    assert data["results"][0]["cold_steps_s"] == {"survey": 0.1, "read and extract": 0.7, "reconcile": 0.9}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -53,3 +54,13 @@ def test_help_names_every_command_with_an_example() -> None:
     assert "build" in proc.stdout and "example:" in proc.stdout
     proc = run("build", "--help")
     assert "--strict" in proc.stdout and "example:" in proc.stdout
+
+
+def test_timings_are_written_where_asked_and_not_into_the_output(tmp_path: Path) -> None:
+    out, timings = tmp_path / "out", tmp_path / "timings.json"
+    proc = run("build", "--sources", str(ROOT / "sources"), "--out", str(out), "--timings", str(timings))
+    assert proc.returncode == 0, proc.stderr
+    steps = [s["step"] for s in json.loads(timings.read_text(encoding="utf-8"))]
+    assert steps[:3] == ["survey", "imports", "read and extract"]
+    assert steps.index("normalize") < steps.index("reconcile") < steps.index("tables") < steps.index("write tables")
+    assert not [p for p in out.iterdir() if "timing" in p.name]

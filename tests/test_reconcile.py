@@ -281,7 +281,7 @@ def evidence(shipped: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
 
 def memo_run(tmp_path: Path, claims: list[Claim], sources: dict[str, Source]) -> tuple[Reconciled, tuple[int, int]]:
     memo = Cache(tmp_path).memo("reconcile", "test")
-    result = run_reconcile(plan(claims, sources), split=False, memo=memo)
+    result = run_reconcile(plan(claims, sources), memo)
     memo.save()
     return result, (memo.hits, memo.misses)
 

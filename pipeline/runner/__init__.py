@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import shutil
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -94,17 +95,20 @@ def build(
     every violation, the staging folder is removed, and `out` stays as it was."""
     sources = Path(sources)
     out = Path(out)
+    clock = Clock()
     with output_lock(out):
         recover(out)
         inputs, found, key = _survey(sources, settings)
+        clock.lap("survey")
         if settings.incremental and (previous := _unchanged(out, key)) is not None:
-            return previous
+            return replace(previous, timings=clock.laps)
         # Imported here, not at the top: pandera takes seconds to import, and only a build
         # that has something to do needs it.
         from pipeline.outputs import contracts, dictionary, report
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
-        result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found)
+        clock.lap("imports")
+        result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found, clock=clock)
         # Every record is in the frames now: keep only the summary, so that the memory the
         # records hold is free before the tables are written (`compute` returns them all).
         result = replace(result, documents=(), claims=(), facts=(), conflicts=(), links=())
@@ -123,9 +127,14 @@ def build(
             # beside the writing of the tables, which they do not need.
             parallel = _splits(settings, result.tables.get("documents", 0))
             with beside(check_and_document, parallel=parallel, what="contracts and report") as checked:
+                if not parallel:
+                    clock.lap("contracts and report")  # run first, here
                 cols = schema.tables()
                 for name, df in frames.items():
                     write_table(df, cols[name], name, stage)
+                clock.lap("write tables")
+            if parallel:
+                clock.lap("contracts and report, waited for (they ran beside the writing)")
             if violations := checked.result():
                 raise ContractViolation(violations)
             write_json(stage / "manifest.json", manifest(sources, result, frames["documents"], stage, key))
@@ -133,7 +142,21 @@ def build(
             shutil.rmtree(stage, ignore_errors=True)
             raise
         swap_in(stage, out)
-    return replace(result, cache=cache.stats if cache else None)
+        clock.lap("manifest and swap")
+    return replace(result, cache=cache.stats if cache else None, timings=clock.laps)
+
+
+class Clock:
+    """Seconds between the steps of one build: each `lap` ends the step it names."""
+
+    def __init__(self) -> None:
+        self.started = self._last = time.perf_counter()
+        self.laps: tuple[tuple[str, float], ...] = ()
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        self.laps += ((step, round(now - self._last, 4)),)
+        self._last = now
 
 
 CACHE_FOLDER = ".pipeline-cache"
@@ -213,6 +236,7 @@ def compute(
     cache: Cache | None = None,
     inputs: Sequence[Input] | None = None,
     found: Sequence[Diagnostic] = (),
+    clock: Clock | None = None,
 ) -> tuple[BuildResult, dict[str, Any]]:
     """Everything but the writing: the result and one DataFrame per table.
 
@@ -242,6 +266,8 @@ def compute(
                 diagnostics.extend(parsed.extraction.diagnostics)
             if progress and len(documents) % 100 == 0:
                 progress(f"read {len(documents)} documents")
+    lap = clock.lap if clock else lambda step: None
+    lap("read and extract")
     diagnostics.extend(_include_diagnostics(extractions, {d.path for d in documents}))
     entries, reg_diags = load_registry(sources) if sources.is_dir() else ([], [])
     diagnostics.extend(reg_diags)
@@ -263,6 +289,7 @@ def compute(
     norm = run_normalize(extractions, know, split, memo)
     if memo:
         memo.save()
+    lap("normalize")
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
     copies, copy_diags = find_copies(extractions, sources_by_doc)
@@ -275,13 +302,16 @@ def compute(
     resolved, aliases, alias_diags = resolve_aliases(norm.claims, sources_by_doc)
     diagnostics.extend(alias_diags)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
+    lap("copies and aliases")
     memo = cache.memo("reconcile", code_fingerprint()) if cache else None
     rec = run_reconcile(
-        reconcile_plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects), split, memo
+        reconcile_plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects), memo
     )
     if memo:
         memo.save()
+    lap("reconcile")
     labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
+    lap("calibration labels")
     claims = tuple(sorted((*resolved, *rec.name_claims), key=_claim_order))
     prices = _price_rows(norm.prices, sources_by_doc)
     sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
@@ -290,6 +320,7 @@ def compute(
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream, prices)
     frames["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
+    lap("tables")
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -473,9 +504,11 @@ def run_normalize(extractions: Sequence[Extraction], know: Any, split: bool, mem
     return gather(extractions, ctx, {**done, **fresh})
 
 
-def run_reconcile(p: Plan, split: bool, memo: Memo | None) -> Reconciled:
-    """`reconcile`, with the decisions of each entity whose inputs did not change from `memo`,
-    and with `split` half of the other entities (by votes) decided in a forked process."""
+def run_reconcile(p: Plan, memo: Memo | None) -> Reconciled:
+    """`reconcile`, with the decisions of each entity whose inputs did not change from `memo`.
+
+    In one process: deciding an entity is quick, and the bench showed a second process paying
+    more to send its facts and conflicts back than the half of the deciding it took over."""
     reused: list[Decided] = []
     keys: dict[str, str] = {}
     todo = set(p.entities)
@@ -486,21 +519,7 @@ def run_reconcile(p: Plan, split: bool, memo: Memo | None) -> Reconciled:
             if isinstance(hit := memo.get(keys[entity]), tuple):
                 reused.extend(hit)
                 todo.discard(entity)
-    # A fork pays only for a large share of the work; an edit of a few documents is done here.
-    if split and len(todo) * 4 >= len(p.load):
-        # Halves of about equal work: entities in name order until half of the votes.
-        first: set[str] = set()
-        taken, total = 0, sum(p.load[e] for e in todo)
-        for entity in sorted(todo):
-            if taken * 2 >= total:
-                break
-            first.add(entity)
-            taken += p.load[entity]
-        with beside(lambda: decide(p, todo - first), what="reconciling") as rest:
-            fresh = decide(p, first)
-        fresh.extend(rest.result())
-    else:
-        fresh = decide(p, todo)
+    fresh = decide(p, todo)
     if memo is not None:
         per_entity: dict[str, list[Decided]] = defaultdict(list)
         for done in fresh:

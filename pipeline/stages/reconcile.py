@@ -413,9 +413,11 @@ def _finished(fact: Fact, reason: str, stale: bool, model: Model, rules: Mapping
     values[_REASON] = reason
     values[_STALE] = stale
     if fact.evidence is not None:
-        rule = rules.get((fact.evidence.rule_of, fact.attribute), 0.0) if fact.evidence.rule_of else 0.0
-        evidence = replace(fact.evidence, stale=stale, rule=rule)
-        values[_EVIDENCE] = evidence
+        evidence = fact.evidence
+        rule = rules.get((evidence.rule_of, fact.attribute), 0.0) if evidence.rule_of else 0.0
+        if evidence.stale != stale or evidence.rule != rule:
+            evidence = replace(evidence, stale=stale, rule=rule)
+            values[_EVIDENCE] = evidence
         values[_CONFIDENCE] = model.confidence(evidence)
     return Fact(*values)
 
@@ -991,7 +993,6 @@ def _decide(
         inherited=inherited is not None,
         failed=bool(best.failed),
     )
-    confidence = calibration().confidence(evidence)
     if inherited:
         reason = f"inherited from series {inherited}: {reason}"
     if win.twin:
@@ -1011,7 +1012,7 @@ def _decide(
         range_min=c.range_min,
         range_max=c.range_max,
         unit=c.unit,
-        confidence=round(max(0.0, min(1.0, confidence)), 3),
+        confidence=0.0,  # from the evidence in `_finished`, once staleness and the rules are known
         status=status,
         reason=reason,
         supporting=supporting,
