@@ -448,3 +448,20 @@ def test_no_right_official_label_has_low_confidence(shipped: BuildResult) -> Non
         if label.official and label.correct and label.confidence < 0.5
     ]
     assert low == []
+
+
+@pytest.mark.parametrize(
+    ("size", "count"),
+    [
+        # nvv4-series.md lines 115-117 give no row for the `h` sizes; their siblings NV4as_v4, NV8as_v4,
+        # NV16as_v4 (same series, same vCPUs) have 1/8, 1/4, 1/2 of an MI25 on the page, where the
+        # API catalogs say 1 GPU for each.
+        ("Standard_NV4ahs_v4", 0.125),
+        ("Standard_NV8ahs_v4", 0.25),
+        ("Standard_NV16ahs_v4", 0.5),
+    ],
+)
+def test_a_sibling_lends_the_page_s_gpu_count_not_the_api_s(shipped: BuildResult, size: str, count: float) -> None:
+    [f] = [f for f in shipped.facts if f.entity == size and f.attribute == "gpu_count"]
+    assert f.value_number == count
+    assert f.evidence is not None and f.evidence.rule_of == "sibling"

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from pipeline import knowledge
 from pipeline.knowledge.values import parse_date_text
+from pipeline.records import BuildResult
 
 KNOW = knowledge.load()
 
@@ -306,3 +307,30 @@ def test_a_date_found_in_text_reads_back(date: dt.date, layout: str) -> None:
     assert match is not None
     assert match.group(0) == written
     assert parse_date_text(match.group(0)) == date
+
+
+def test_no_phrase_matches_a_line_its_needs_would_skip(shipped: BuildResult) -> None:
+    """`needs` only saves searching: on every line of running text of the shipped sources and
+    the fixtures, each phrase that matches has one of its words in the line."""
+    from pathlib import Path
+
+    from pipeline.stages.extract import extract
+    from pipeline.stages.read import parse_bytes
+
+    know = knowledge.load()
+    texts = []
+    for path in sorted((Path(__file__).parent / "fixtures").rglob("*.md")):
+        doc, _ = parse_bytes(path.name, path.read_bytes())
+        if doc is not None:
+            texts += [st.raw_text for st in extract(doc).statements if st.method in ("paragraph", "bullet", "note")]
+    for document in shipped.documents:
+        texts += [st.raw_text for st in extract(document).statements if st.method in ("paragraph", "bullet", "note")]
+    assert len(texts) > 500
+    matched = 0
+    for phrase in know.phrases:
+        assert phrase.needs, phrase.pattern.pattern
+        for text in texts:
+            if phrase.pattern.search(text):
+                matched += 1
+                assert phrase.may_match(text.lower()), (phrase.pattern.pattern, text)
+    assert matched > 50

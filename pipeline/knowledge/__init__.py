@@ -142,6 +142,11 @@ class Phrase:
     pattern: re.Pattern[str]
     value: str | None
     parser: str
+    needs: tuple[str, ...] = ()
+    """Lowercase words of which the pattern cannot match without one; empty: always search."""
+
+    def may_match(self, lowered: str) -> bool:
+        return not self.needs or any(word in lowered for word in self.needs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +338,7 @@ def load() -> Knowledge:
                 .replace("{DATE}", DATE_IN_TEXT)
             ),
             parser=p.get("parser") or ("number" if attrs[p["attribute"]].kind == "number" else "text"),
+            needs=tuple(str(w).lower() for w in p.get("needs", ())),
         )
         for p in _table("phrases.toml")["phrase"]
     )

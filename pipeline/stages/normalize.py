@@ -105,6 +105,8 @@ class SeriesIndex:
     aliases: dict[str, tuple[str, ...]]
     sized: tuple[str, ...] = ()
     """Canonical names of the series official pages list sizes under."""
+    _found: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    """`canonical`'s answers: the same few spellings are asked for on every row."""
 
     def canonical(self, written: str | None) -> str | None:
         """The one spelling of a series; a name no size is listed under that is a shorter name
@@ -112,13 +114,16 @@ class SeriesIndex:
         page, `NC T4 v3` for NCasT4_v3)."""
         if not written:
             return None
+        if written in self._found:
+            return self._found[written]
         name = self.names.get(series_key(written))
         if name is not None and name in self.sized:
-            return name
-        wider = [p for p in self.sized if _generalizes(written, p)]
-        if len(wider) == 1:
-            return wider[0]
-        return name or written
+            found: str | None = name
+        else:
+            wider = [p for p in self.sized if _generalizes(written, p)]
+            found = wider[0] if len(wider) == 1 else name or written
+        self._found[written] = found
+        return found
 
 
 def _generalizes(short: str, full: str) -> bool:
@@ -1069,8 +1074,11 @@ def _phrases(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
     """Values stated in running text, by the patterns of phrases.toml, each given to the sizes
     or series its sentence is about (see `_subjects`)."""
     text = st.raw_text
+    lowered = text.lower()
     seen: set[tuple[str, str, str]] = set()
     for n, phrase in enumerate(ctx.know.phrases):
+        if not phrase.may_match(lowered):
+            continue
         for m in phrase.pattern.finditer(text):
             values = _phrase_values(ctx, fam, st, phrase, m)
             if not values:

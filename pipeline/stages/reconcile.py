@@ -526,7 +526,9 @@ def sibling_claims(
     attribute, the log-odds of the pairs' agreement (`rule_agreement`'s measure)."""
     series: dict[str, Counter[str]] = defaultdict(Counter)
     stated: dict[tuple[str, str], dict[str, Claim]] = defaultdict(dict)
+    trust: dict[tuple[str, str], float] = {}
     named: set[str] = set()
+    tier = tiers()
     for c in claims:
         if c.entity_kind != "size":
             continue
@@ -536,7 +538,17 @@ def sibling_claims(
         if c.attribute == "series" and c.value_text:
             series[c.entity][c.value_text] += 1
         elif c.method != "derived" and c.attribute not in ("series", "lifecycle", "retirement_date"):
-            stated[(c.entity, c.attribute)].setdefault(c.value, c)
+            # Of the authoritative kinds, only the one trusted most on the attribute speaks: an API
+            # catalog's whole GPU for a page's 1/8 of one must not make the sibling's value ambiguous.
+            key, weight = (c.entity, c.attribute), tier[sources[c.document].kind].weight_for(c.attribute)
+            if weight > trust.get(key, -1.0):
+                trust[key] = weight
+                stated[key] = {}
+            held = stated[key].get(c.value)
+            if weight == trust[key] and (
+                held is None or (sources[c.document].snapshot or 0) > (sources[held.document].snapshot or 0)
+            ):
+                stated[key][c.value] = c  # the newest snapshot of a catalog, else the first document
     families: dict[tuple[str, int], list[str]] = defaultdict(list)
     for entity in sorted(named):
         size = parse_size(entity)
