@@ -453,3 +453,17 @@ def test_the_records_are_computed_without_the_garbage_collector_walking_them(tmp
     assert claimed == [("Standard_ND40rs_v2", 672)]
     assert started == []
     assert gc.isenabled()
+
+
+def test_a_build_of_the_shipped_sources_writes_the_committed_bytes(shipped_output: Path) -> None:
+    """Every table (Parquet and CSV), the report and the dictionary as the committed output/
+    lists them in its manifest: a change of the code that changes what a build writes must
+    come with a rebuilt output/, on purpose (`make build`; `make drift` says what moved)."""
+    import json
+
+    def hashes(folder: Path) -> dict[str, object]:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return {"outputs": manifest["outputs"], "documentation": manifest["documentation"]}
+
+    committed = Path(__file__).resolve().parent.parent / "output"
+    assert hashes(shipped_output) == hashes(committed)
