@@ -255,3 +255,22 @@ def test_no_real_size_of_the_shipped_sources_is_read_as_an_alias(shipped: BuildR
     # No name an API catalog lists is ever a suspect.
     listed = {c.entity for c in claims if c.document.startswith("catalogs/")}
     assert len(listed) >= 60 and "Standard_ND96isr_v5" not in listed
+
+
+def test_a_token_several_names_carry_is_the_convention_not_a_misspelling(tmp_path: Path) -> None:
+    """`_Promo` on three names, each with its plain size's values (as Azure's promotional sizes
+    have; data disks 8, 16, 32 as nc-a100-v4-series.md lines 57-59 give them): three sizes, no
+    suspect. A token one name alone adds would be one."""
+    sources = sources_with(tmp_path)
+    sizes_and_values = ((24, 220, 8), (48, 440, 16), (96, 880, 32))
+    rows = "\n".join(f"| Standard_NC{n}ads_A100_v4_Promo | {n} | {m} | {d} |" for n, m, d in sizes_and_values)
+    (sources / "promo.md").write_text(
+        "---\ntitle: NC A100 v4 promotional sizes\nms.service: virtual-machines\nms.topic: conceptual\n"
+        "ms.date: 01/15/2024\n---\n\n# Promotional sizes\n\n"
+        f"| Size | vCPU | Memory: GiB | Max data disks |\n|---|---|---|---|\n{rows}\n",
+        encoding="utf-8",
+    )
+    result = build(sources, tmp_path / "output")
+    assert [d for d in result.diagnostics if d.code == "suspect_size_name"] == []
+    sizes = set(pd.read_parquet(tmp_path / "output" / "vm_sizes.parquet")["size"])
+    assert {f"Standard_NC{n}ads_A100_v4_Promo" for n in (24, 48, 96)} <= sizes

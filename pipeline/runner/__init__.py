@@ -299,7 +299,9 @@ def compute(
     diagnostics.extend(norm.diagnostics)
     diagnostics.extend(copy_diags)
     sources_by_doc = {path: replace(src, copy_of=copies.get(path)) for path, src in sources_by_doc.items()}
-    resolved, aliases, alias_diags = resolve_aliases(norm.claims, sources_by_doc)
+    resolved, aliases, alias_diags = resolve_aliases(
+        norm.claims, sources_by_doc, (m.written for m in norm.mentions if m.size)
+    )
     diagnostics.extend(alias_diags)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
     lap("copies and aliases")

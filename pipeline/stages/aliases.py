@@ -15,8 +15,8 @@ A name whose values differ from every near name is a new size, as it says.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.knowledge.names import SizeName, name_tokens, parse_size, skeleton, token_difference
@@ -29,6 +29,9 @@ count as a misspelling rather than another size."""
 ONE_DIFFERENT = 6
 """Equal values that make a suspect of a name whose one other value differs (pages copy a
 row and get one cell wrong): never certain, so it stays a size, unverified and linked."""
+
+CONVENTIONAL = 2
+"""Other pairs of sizes a token must tell apart for it to be the convention's variant."""
 
 _TWINS = (1.0, 1.024, 1.048576, 1.073741824)
 """A GB figure and its GiB reading are one quantity (reconcile counts them as agreement)."""
@@ -60,12 +63,19 @@ class _Name:
 
 
 def resolve(
-    claims: Sequence[Claim], sources: Mapping[str, Source]
+    claims: Sequence[Claim], sources: Mapping[str, Source], mentioned: Iterable[str] = ()
 ) -> tuple[tuple[Claim, ...], tuple[Alias, ...], tuple[Diagnostic, ...]]:
     """The claims with each certain alias's claims moved to the size it means, the aliases
-    found, and a diagnostic per document that uses a suspect name."""
+    found, and a diagnostic per document that uses a suspect name. `mentioned` are the other
+    size names the documents write (comparison tables): they show which tokens are part of the
+    naming convention."""
     names = _names(claims, sources)
     catalogs = any(s.kind == "api_catalog" for s in sources.values())
+    # A token that tells several pairs of sizes apart (`NC6` and `NC6_Promo`, `NC12` and
+    # `NC12_Promo`, ...) is a variant the convention knows: with it or without it, a name is
+    # another size, not a misspelling. A token only one pair differs by is idiosyncratic.
+    spelled = {p.canonical for m in mentioned if (p := parse_size(m))} | set(names)
+    variants = _variant_tokens(spelled)
     by_skeleton: dict[str, list[str]] = defaultdict(list)
     by_tokens: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for entity, n in names.items():
@@ -92,6 +102,8 @@ def resolve(
         for k in sorted(near):
             diff = token_difference(n.size, names[k].size)
             equal, differ = _compare(n, names[k])
+            if diff and variants[diff[1]] > CONVENTIONAL:  # this pair and at least CONVENTIONAL others
+                continue
             if diff and (
                 (not differ and len(equal) >= MIN_SHARED) or (len(differ) == 1 and len(equal) >= ONE_DIFFERENT)
             ):
@@ -145,6 +157,22 @@ def resolve(
         for document, line in sorted(names[a.name].documents.items())
     )
     return out, tuple(aliases), diagnostics
+
+
+def _variant_tokens(spelled: set[str]) -> Counter[str]:
+    """For each token, how many pairs of the names differ by it alone (one name has it, the
+    other is the same name without it)."""
+    pairs: Counter[str] = Counter()
+    for name in spelled:
+        size = parse_size(name)
+        if size is None:
+            continue
+        tokens = name_tokens(size)
+        for i in range(1, len(tokens)):
+            shorter = "_".join(("Standard", *tokens[:i], *tokens[i + 1 :]))
+            if shorter in spelled:
+                pairs[tokens[i]] += 1
+    return pairs
 
 
 def _names(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, _Name]:
