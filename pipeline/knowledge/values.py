@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 from pipeline.knowledge import MONTHS, NUMBER_RE, WORD_NUMBERS, Knowledge
 
@@ -181,3 +182,67 @@ def clean_cpu_model(text: str) -> tuple[str, str | None]:
         if not words or word.lower() != words[-1].lower():
             words.append(word)
     return " ".join(words), arch
+
+
+# ------------------------------------------------------------------------- comparing values
+
+
+class Stated(Protocol):
+    """What a claim and a fact share: a value as text, number, text or flag."""
+
+    @property
+    def value(self) -> str: ...
+    @property
+    def value_number(self) -> float | None: ...
+    @property
+    def value_text(self) -> str | None: ...
+    @property
+    def value_bool(self) -> bool | None: ...
+
+
+TWIN_FACTORS = (1e9 / 2**30, 1e12 / 2**40)
+"""A GB figure read as GiB (and TB as TiB) is this much of the other reading."""
+
+
+def close(a: float, b: float, tolerance: float) -> bool:
+    """Whether two numbers are equal within `tolerance`, relative to the larger."""
+    return abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-9)
+
+
+def text_key(text: str | None) -> str:
+    """A text value as compared: case, spacing and a part in brackets aside, so that
+    "AMD EPYC 74F3V" and "AMD EPYC 74F3v (Milan)" are one processor, written two ways."""
+    return " ".join(re.sub(r"\([^)]*\)", " ", text or "").casefold().split())
+
+
+def same_value(a: Stated, b: Stated, tolerance: float = 0.0) -> bool:
+    """Whether two statements give one value: numbers within `tolerance` (0: exactly), else
+    the same flag and the same text by `text_key`."""
+    if a.value_number is not None or b.value_number is not None:
+        if a.value_number is None or b.value_number is None:
+            return False
+        return close(a.value_number, b.value_number, tolerance) if tolerance else a.value_number == b.value_number
+    return a.value_bool == b.value_bool and text_key(a.value_text or a.value) == text_key(b.value_text or b.value)
+
+
+def twin_values(a: Stated, b: Stated) -> bool:
+    """Whether two numbers are one quantity of information read two ways (GB and GiB)."""
+    x, y = a.value_number, b.value_number
+    return (
+        x is not None and y is not None and any(close(x, y * f, 0.001) or close(y, x * f, 0.001) for f in TWIN_FACTORS)
+    )
+
+
+PREFIX_FACTORS = (1.024, 1.048576)
+"""A thousand written where another page writes 1,024 (1 TB as 1000 GiB against 1024 GiB), or
+a million for 1,048,576: one binary prefix read as a decimal one."""
+
+
+def prefix_twin_values(a: Stated, b: Stated) -> bool:
+    """Whether two numbers differ only as a binary prefix read as decimal (1000 and 1024)."""
+    x, y = a.value_number, b.value_number
+    return (
+        x is not None
+        and y is not None
+        and any(close(x * f, y, 0.002) or close(x, y * f, 0.002) for f in PREFIX_FACTORS)
+    )

@@ -14,13 +14,13 @@ A name whose values differ from every near name is a new size, as it says.
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.knowledge.names import SizeName, name_tokens, parse_size, skeleton, token_difference
 from pipeline.knowledge.registry import Source
+from pipeline.knowledge.values import prefix_twin_values, same_value, twin_values
 from pipeline.records import Claim, Diagnostic
 
 MIN_SHARED = 3
@@ -32,9 +32,6 @@ row and get one cell wrong): never certain, so it stays a size, unverified and l
 
 CONVENTIONAL = 2
 """Other pairs of sizes a token must tell apart for it to be the convention's variant."""
-
-_TWINS = (1.0, 1.024, 1.048576, 1.073741824)
-"""A GB figure and its GiB reading are one quantity (reconcile counts them as agreement)."""
 
 _RULES = ("name_convention", "sibling")
 
@@ -169,7 +166,7 @@ def _variant_tokens(spelled: set[str]) -> Counter[str]:
             continue
         tokens = name_tokens(size)
         for i in range(1, len(tokens)):
-            shorter = "_".join(("Standard", *tokens[:i], *tokens[i + 1 :]))
+            shorter = "_".join((size.canonical.split("_", 1)[0], *tokens[:i], *tokens[i + 1 :]))
             if shorter in spelled:
                 pairs[tokens[i]] += 1
     return pairs
@@ -223,13 +220,7 @@ def _compare(suspect: _Name, known: _Name) -> tuple[list[str], list[str]]:
 
 
 def _same(a: Claim, b: Claim) -> bool:
-    if a.value_number is not None and b.value_number is not None:
-        x, y = sorted((a.value_number, b.value_number))
-        return any(math.isclose(x * f, y, rel_tol=0.002) or math.isclose(x, y * f, rel_tol=0.002) for f in _TWINS)
-    if a.value_bool is not None or b.value_bool is not None:
-        return a.value_bool == b.value_bool
-    return _text(a) == _text(b)
-
-
-def _text(c: Claim) -> str:
-    return " ".join((c.value_text or c.value).casefold().split())
+    """One value, a GB/GiB reading of one quantity (as reconcile counts agreement), or a
+    binary prefix read as decimal: rows copied from one another round capacities either way,
+    and that says nothing against their being one size's rows."""
+    return same_value(a, b, 0.002) or twin_values(a, b) or prefix_twin_values(a, b)

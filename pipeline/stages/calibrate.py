@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from pipeline.knowledge.values import same_value
+
 if TYPE_CHECKING:  # types only: reconcile imports this module
     from pipeline.records import Claim
     from pipeline.stages.reconcile import Fact
@@ -268,18 +270,9 @@ def labels(
                 catalog_value=stated.value,
                 catalog=f"{stated.document}:{stated.line}",
                 confidence=f.confidence,
-                correct=_same(f, stated),
+                correct=same_value(f, stated, 0.001),
                 official=f.entity in official,
                 evidence=f.evidence,
             )
         )
     return out
-
-
-def _same(fact: Fact, claim: Claim) -> bool:
-    a, b = fact.value_number, claim.value_number
-    if a is not None and b is not None:
-        return abs(a - b) <= 0.001 * max(abs(a), abs(b), 1e-9)
-    if fact.value_bool is not None or claim.value_bool is not None:
-        return fact.value_bool == claim.value_bool
-    return fact.value.casefold() == claim.value.casefold()

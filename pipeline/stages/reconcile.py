@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -23,7 +22,7 @@ from pipeline import knowledge
 from pipeline.knowledge import Knowledge
 from pipeline.knowledge.names import SizeName, parse_size
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
-from pipeline.knowledge.values import format_number
+from pipeline.knowledge.values import close, format_number, same_value, twin_values
 from pipeline.records import Claim, compact
 from pipeline.stages.calibrate import Evidence, Model
 from pipeline.stages.calibrate import model as calibration
@@ -36,7 +35,6 @@ SIBLING_AGREEMENT = 0.95
 """Share of those pairs that must state the same value for a sibling's value to be evidence."""
 CHECK_PENALTY = 0.5
 INHERIT_FACTOR = 0.95
-_TWIN_FACTORS = (1e9 / 2**30, 1e12 / 2**40)
 
 
 @compact
@@ -345,7 +343,7 @@ def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
         if fact.status == "unverified" and key[0] in linked:
             lk = linked[key[0]]
             other = facts.get((lk.linked_to, key[1]))
-            if other is not None and not _same_value(fact, other, know):
+            if other is not None and not same_value(fact, other, max(_tolerance(key[1], know), 1e-9)):
                 reason += f"; the linked official size {lk.linked_to} has {other.value}{_unit(other.unit)}"
         if fact.status == "resolved" and key in rivals:
             sibling = _sibling_match(key[0], key[1], rivals[key], siblings, facts)
@@ -504,15 +502,8 @@ def rule_agreement(
         if d.method != NAME_CONVENTION or not (official := stated.get((d.entity, d.attribute))):
             continue
         pairs[(d.method, d.attribute)] += 1
-        agree[(d.method, d.attribute)] += any(_states(o, d) for o in official)
+        agree[(d.method, d.attribute)] += any(same_value(o, d) for o in official)
     return {key: _logit_share(agree[key], n) for key, n in pairs.items() if n >= SIBLING_PAIRS}
-
-
-def _states(a: Claim, b: Claim) -> bool:
-    """Whether two claims state the same value, exactly."""
-    if a.value_number is not None or b.value_number is not None:
-        return a.value_number == b.value_number
-    return _text_key(a.value_text) == _text_key(b.value_text) and a.value_bool == b.value_bool
 
 
 def sibling_claims(
@@ -778,7 +769,7 @@ def _check(
                 )
             )
             gpus = c.value_number
-            if totals and not any(_close(gpus * m, t, 0.02) for m in model.memory_gib for t in totals):
+            if totals and not any(close(gpus * m, t, 0.02) for m in model.memory_gib for t in totals):
                 where = "the same row states" if total is not None else "the pages state"
                 failed.append(
                     f"gpu_count_memory: {format_number(gpus)} {model.name} GPU(s) of "
@@ -788,7 +779,7 @@ def _check(
         if attribute == "gpu_memory_total_gib" and c.value_number is not None:
             count = _same_doc_number(by_key, entity, "gpu_count", c)
             per = _same_doc_number(by_key, entity, "gpu_memory_gib", c)
-            if count is not None and per is not None and not _close(count * per, c.value_number, 0.02):
+            if count is not None and per is not None and not close(count * per, c.value_number, 0.02):
                 failed.append(
                     f"gpu_total: {format_number(count)} x {format_number(per)} GiB is not "
                     f"{format_number(c.value_number)} GiB"
@@ -879,12 +870,8 @@ def _same_doc_number(
     return votes[0].claim.value_number if votes else None
 
 
-def _close(a: float, b: float, tol: float) -> bool:
-    return abs(a - b) <= tol * max(abs(a), abs(b), 1e-9)
-
-
 def _fits_any(value: float, sizes: Iterable[float]) -> bool:
-    return any(_close(value, s, 0.02) for s in sizes)
+    return any(close(value, s, 0.02) for s in sizes)
 
 
 # ---------------------------------------------------------------------------- deciding
@@ -906,20 +893,9 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
             if c.is_range or r.is_range:
                 same = (c.range_min, c.range_max) == (r.range_min, r.range_max)
                 twin = False
-            elif c.value_number is not None and r.value_number is not None:
-                same = _close(c.value_number, r.value_number, tol) if tol else c.value_number == r.value_number
-                twin = (
-                    not same
-                    and dim == "information"
-                    and any(
-                        _close(c.value_number, r.value_number * f, 0.001)
-                        or _close(r.value_number, c.value_number * f, 0.001)
-                        for f in _TWIN_FACTORS
-                    )
-                )
             else:
-                same = _text_key(c.value_text) == _text_key(r.value_text) and c.value_bool == r.value_bool
-                twin = False
+                same = same_value(c, r, tol)
+                twin = not same and dim == "information" and twin_values(c, r)
             if same or twin:
                 g.votes.append(v)
                 g.twin = g.twin or twin
@@ -927,12 +903,6 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
         else:
             groups.append(_Group([v]))
     return groups
-
-
-def _text_key(text: str | None) -> str:
-    """A text value as compared: case, spacing and a part in brackets aside, so that
-    "AMD EPYC 74F3V" and "AMD EPYC 74F3v (Milan)" are one processor, written two ways."""
-    return " ".join(re.sub(r"\([^)]*\)", " ", text or "").casefold().split())
 
 
 def _group_key(g: _Group, tier: Mapping[str, Tier]) -> tuple[float, int, int, str]:
@@ -1149,7 +1119,7 @@ def _sibling_match(
     for fact in siblings.get((size.family, size.vcpus, size.version, attribute), ()):
         if fact.entity == entity or fact.value_number is None:
             continue
-        if _close(fact.value_number, claim.value_number, 0.001):
+        if close(fact.value_number, claim.value_number, 0.001):
             life = facts.get((fact.entity, "lifecycle"))
             status = f"{life.value_text} " if life and life.value_text else ""
             return f"the {status}{fact.entity.removeprefix('Standard_')}"
@@ -1164,12 +1134,6 @@ def _sibling_index(ordered: Iterable[tuple[tuple[str, str], Fact]]) -> dict[tupl
         if size is not None:
             index[(size.family, size.vcpus, size.version, attribute)].append(fact)
     return index
-
-
-def _same_value(a: Fact, b: Fact, know: Knowledge) -> bool:
-    if a.value_number is not None and b.value_number is not None:
-        return _close(a.value_number, b.value_number, max(_tolerance(a.attribute, know), 1e-9))
-    return (a.value_text or "").casefold() == (b.value_text or "").casefold() and a.value_bool == b.value_bool
 
 
 # ------------------------------------------------------------------------------- links
