@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -19,6 +20,9 @@ from pipeline.knowledge.values import (
     parse_generations,
     parse_number,
     parse_quantity,
+    prefix_twin_values,
+    same_value,
+    twin_values,
 )
 
 # Real cases cite the Learn page they were copied from as path:line under sources/azure-docs/, where
@@ -422,3 +426,39 @@ def test_clean_cpu_model_never_raises(text: str) -> None:
     model, arch = clean_cpu_model(text)
     assert isinstance(model, str)
     assert arch is None or isinstance(arch, str)
+
+
+@dataclasses.dataclass
+class _V:
+    value: str
+    value_number: float | None = None
+    value_text: str | None = None
+    value_bool: bool | None = None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "tolerance", "same", "twin", "prefix"),
+    [
+        (_V("672", 672.0), _V("672", 672.0), 0.0, True, False, False),
+        (_V("672", 672.0), _V("673", 673.0), 0.0, False, False, False),
+        (_V("1900", 1900.0), _V("1901", 1901.0), 0.001, True, False, False),
+        # 112 GB read as GiB is 104.3 GiB: one quantity read two ways, not the same number.
+        (_V("112", 112.0), _V("104.31", 112e9 / 2**30), 0.001, False, True, False),
+        # 1 TB written 1000 on one page and 1024 on another.
+        (_V("1000", 1000.0), _V("1024", 1024.0), 0.001, False, False, True),
+        (
+            _V("AMD EPYC 74F3V", value_text="AMD EPYC 74F3V"),
+            _V("x", value_text="AMD EPYC 74F3v (Milan)"),
+            0,
+            True,
+            False,
+            False,
+        ),
+        (_V("true", value_bool=True), _V("false", value_bool=False), 0.0, False, False, False),
+        (_V("8", 8.0), _V("8", value_text="8"), 0.0, False, False, False),  # a number is never a text
+    ],
+)
+def test_stated_values_compare(a: _V, b: _V, tolerance: float, same: bool, twin: bool, prefix: bool) -> None:
+    assert same_value(a, b, tolerance) is same and same_value(b, a, tolerance) is same
+    assert twin_values(a, b) is twin and twin_values(b, a) is twin
+    assert prefix_twin_values(a, b) is prefix and prefix_twin_values(b, a) is prefix
