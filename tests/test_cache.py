@@ -141,3 +141,22 @@ def test_memo_reads_are_not_counted_as_parsed_documents(tmp_path: Path) -> None:
 )
 def test_a_digest_depends_on_values_only(a: object, b: object, same: bool) -> None:
     assert (digest(a) == digest(b)) is same
+
+
+def test_writing_a_memo_changes_nothing_the_build_reads_and_says_what_failed(tmp_path: Path) -> None:
+    """`write` runs in a forked process beside the build: its count of failed writes is all
+    the build learns of it, and the memo's own counts were taken before (`count`)."""
+    memo = Cache(tmp_path).memo("reconcile", VERSION)
+    memo.put("entity-a", 1)
+    memo.count()
+    assert memo.cache.stats.reused == {"reconcile": (0, 0)}
+    assert memo.write() == 0
+    assert Cache(tmp_path).memo("reconcile", VERSION).get("entity-a") == 1
+    blocker = tmp_path / "blocked"
+    blocker.write_text("a file where the cache folder should be")
+    blocked = Cache(blocker).memo("reconcile", VERSION)
+    blocked.put("entity-a", 1)
+    assert blocked.write() == MEMO_SHARDS, "a memo stored for the first time writes every shard"
+    assert blocked.cache.stats.write_errors == 0, "write() leaves the counting to its caller"
+    blocked.save()
+    assert blocked.cache.stats.write_errors == MEMO_SHARDS

@@ -1041,3 +1041,22 @@ def test_a_new_series_spelling_normalizes_every_document_again(tmp_path: Path) -
     again, counts = memo_run(tmp_path, [extraction(n) for n in (LEARN, THIRD_PARTY, V620)])
     assert counts == (0, 3)
     assert again == normalized(LEARN, THIRD_PARTY, V620)
+
+
+def test_the_runner_keys_a_documents_claims_by_its_parse_key_when_it_has_one(tmp_path: Path) -> None:
+    """A document's parse key (its bytes, path, limits and the code) determines its extraction,
+    so the memo need not pickle the extraction to know it: a new key normalizes it again."""
+    exs = [extraction(LEARN), extraction(THIRD_PARTY)]
+    paths = [ex.document.path for ex in exs]
+
+    def run(content: dict[str, str]) -> tuple[int, int]:
+        memo = Cache(tmp_path).memo("normalize", "test")
+        assert run_normalize(exs, knowledge.load(), split=False, memo=memo, content=content) == normalized(
+            LEARN, THIRD_PARTY
+        )
+        memo.save()
+        return memo.hits, memo.misses
+
+    assert run({paths[0]: "bytes-1", paths[1]: "bytes-2"}) == (0, 2)
+    assert run({paths[0]: "bytes-1", paths[1]: "bytes-2"}) == (2, 0)
+    assert run({paths[0]: "bytes-1", paths[1]: "bytes-2, edited"}) == (1, 1)

@@ -95,3 +95,17 @@ def test_a_build_from_the_cache_has_the_same_tables(corpus: Path, tmp_path: Path
     assert cache.stats.hits > 20 and cache.stats.misses == 0
     for name, frame in cold.items():
         assert frame.equals(warm[name]), name
+
+
+def test_worker_processes_write_the_cache_entries_the_next_build_reads(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker stores the parse it pickled for the trip back; the main process only loads."""
+    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
+    first = Cache(tmp_path / "cache")
+    fresh = _parse(corpus, first, workers=2)
+    assert (first.stats.misses, first.stats.write_errors) == (len(fresh), 0)
+    assert len(list((tmp_path / "cache").glob("*/*.pickle"))) == len(fresh)
+    again = Cache(tmp_path / "cache")
+    assert _parse(corpus, again, workers=2) == fresh
+    assert (again.stats.hits, again.stats.misses) == (len(fresh), 0)

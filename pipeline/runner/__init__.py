@@ -8,6 +8,7 @@ second process that shares a stage's work (`pool`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import hashlib
@@ -39,8 +40,8 @@ from pipeline.outputs.write import (
 )
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
 from pipeline.runner.cache import Cache, Memo, digest
-from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, parse_all, survey
-from pipeline.runner.pool import beside, collector_paused, cores
+from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, entry_key, parse_all, survey
+from pipeline.runner.pool import Beside, beside, collector_paused, cores
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
@@ -242,6 +243,22 @@ def compute(
 
     `inputs` are the files' bytes when the caller has already read them (see `survey`);
     `cache` keeps parsed documents between builds."""
+    # The memos are written by forked processes while the build goes on, and waited for once
+    # the tables are made (or, on an error, stopped: an entry is written whole or not at all).
+    with contextlib.ExitStack() as saving:
+        return _compute(sources, settings, progress, cache, inputs, found, clock, saving)
+
+
+def _compute(
+    sources: Path,
+    settings: Settings,
+    progress: Progress | None,
+    cache: Cache | None,
+    inputs: Sequence[Input] | None,
+    found: Sequence[Diagnostic],
+    clock: Clock | None,
+    saving: contextlib.ExitStack,
+) -> tuple[BuildResult, dict[str, Any]]:
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
         diagnostics.append(
@@ -286,9 +303,9 @@ def compute(
     # Each later stage reuses what the last build computed from the same inputs; the memos are
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    norm = run_normalize(extractions, know, split, memo)
-    if memo:
-        memo.save()
+    content = {i.path: entry_key(i, settings.limits) for i in inputs or () if i.data is not None} if memo else {}
+    norm = run_normalize(extractions, know, split, memo, content)
+    saved = [_save_beside(memo, split, saving)] if memo else []
     lap("normalize")
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
@@ -310,7 +327,8 @@ def compute(
         reconcile_plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects), memo
     )
     if memo:
-        memo.save()
+        saved.append(_save_beside(memo, split, saving))
+    del memo
     lap("reconcile")
     labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
     lap("calibration labels")
@@ -323,6 +341,9 @@ def compute(
     frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream, prices)
     frames["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
     lap("tables")
+    saving.close()
+    if cache:
+        cache.stats.write_errors += sum(handle.result() for handle in saved)
     result = BuildResult(
         documents=tuple(documents),
         claims=claims,
@@ -475,10 +496,20 @@ def _not_built(mentions: Sequence[Mention], built: set[str], facts: Sequence[Fac
     return out
 
 
-def run_normalize(extractions: Sequence[Extraction], know: Any, split: bool, memo: Memo | None) -> Normalized:
+def run_normalize(
+    extractions: Sequence[Extraction],
+    know: Any,
+    split: bool,
+    memo: Memo | None,
+    content: Mapping[str, str] | None = None,
+) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the second half of the other documents normalized in a
-    forked process beside the first."""
+    forked process beside the first.
+
+    `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
+    which determines its extraction: keying the memo by it spares pickling every extraction."""
+    content = content or {}
     ctx = normalize_context(extractions, know)
     done: dict[str, DocumentClaims] = {}
     keys: dict[str, str] = {}
@@ -486,7 +517,8 @@ def run_normalize(extractions: Sequence[Extraction], know: Any, split: bool, mem
     if memo is not None:
         shared = digest(*ctx.fingerprint())
         for ex in extractions:
-            keys[ex.document.path] = key = digest(shared, ex)
+            path = ex.document.path
+            keys[path] = key = digest(shared, content[path]) if path in content else digest(shared, ex)
             if isinstance(hit := memo.get(key), DocumentClaims):
                 done[ex.document.path] = hit
         todo = [ex for ex in extractions if ex.document.path not in done]
@@ -504,6 +536,14 @@ def run_normalize(extractions: Sequence[Extraction], know: Any, split: bool, mem
         for path, result in fresh.items():
             memo.put(keys[path], result)
     return gather(extractions, ctx, {**done, **fresh})
+
+
+def _save_beside(memo: Memo, parallel: bool, saving: contextlib.ExitStack) -> Beside[int]:
+    """Count what `memo` reused, and write it in a forked process (with `parallel`) while the
+    build goes on: pickling every result of a large build is seconds of work nothing waits for.
+    The handle's result is the number of entries that could not be written."""
+    memo.count()
+    return saving.enter_context(beside(memo.write, parallel=parallel, what=f"saving of the {memo.name} memo"))
 
 
 def run_reconcile(p: Plan, memo: Memo | None) -> Reconciled:

@@ -85,6 +85,11 @@ class Cache:
 
     def put_pickled(self, key: str, payload: bytes) -> None:
         """Store a value already pickled (by a worker process, which had to pickle it anyway)."""
+        if not self._store(key, payload):
+            self.stats.write_errors += 1
+
+    def _store(self, key: str, payload: bytes) -> bool:
+        """Write one entry whole or not at all; whether it was written."""
         path = self._path(key)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
@@ -93,9 +98,10 @@ class Cache:
                 f.write(MAGIC + hashlib.sha256(payload).digest() + payload)
             os.replace(tmp, path)
         except OSError:
-            self.stats.write_errors += 1
             with contextlib.suppress(OSError):
                 tmp.unlink()
+            return False
+        return True
 
     def memo(self, name: str, version: str) -> Memo:
         """The results `name` kept by the last build, when it ran the same code (`version`)."""
@@ -168,10 +174,23 @@ class Memo:
         self._kept[self._shard(key)][key] = value
 
     def save(self) -> None:
-        """Write each shard whose entries differ from the stored ones (by key: a key is a digest
-        of the inputs, so the same key always holds the same value)."""
+        """Count what was reused, and write what changed (`write`)."""
+        self.count()
+        self.cache.stats.write_errors += self.write()
+
+    def count(self) -> None:
+        """Record in the cache's stats how many results this build reused."""
         self.cache.stats.reused[self.name] = (self.hits, self.hits + self.misses)
+
+    def write(self) -> int:
+        """Write each shard whose entries differ from the stored ones (by key: a key is a digest
+        of the inputs, so the same key always holds the same value); the writes that failed.
+
+        Only writes files, and changes nothing a caller reads: the runner calls it in a forked
+        process beside the build."""
+        failed = 0
         for shard, (stored, kept) in enumerate(zip(self._stored, self._kept, strict=True)):
             if stored is None or stored.keys() != kept.keys():
-                self.cache.put(self._entry(shard), (self.version, kept))
-        self._stored = [None] * MEMO_SHARDS
+                payload = pickle.dumps((self.version, kept), protocol=pickle.HIGHEST_PROTOCOL)
+                failed += not self.cache._store(self._entry(shard), payload)
+        return failed

@@ -112,9 +112,17 @@ def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
     return Parsed(path, doc, ex, tuple(diags))
 
 
-def _parse_job(job: tuple[str, bytes, Limits]) -> bytes:
-    """In a worker: the parse, pickled once here, for both the trip back and the cache entry."""
-    return pickle.dumps(parse_one(*job), protocol=pickle.HIGHEST_PROTOCOL)
+def _parse_job(job: tuple[str, bytes, Limits, Path | None, str]) -> tuple[bytes, int]:
+    """In a worker: the parse, pickled once here for both the trip back and the cache entry,
+    which the worker writes itself (the main process has only to load what comes back), and
+    how many cache writes failed."""
+    path, data, limits, folder, key = job
+    payload = pickle.dumps(parse_one(path, data, limits), protocol=pickle.HIGHEST_PROTOCOL)
+    if folder is None:
+        return payload, 0
+    cache = Cache(folder)
+    cache.put_pickled(key, payload)
+    return payload, cache.stats.write_errors
 
 
 def parse_all(
@@ -138,9 +146,10 @@ def parse_all(
             done[i] = hit
         else:
             todo.append((i, key))
-    jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
+    folder = cache.folder if cache else None
+    jobs = [(items[i].path, items[i].data or b"", limits, folder, key) for i, key in todo]
     count = cores(workers)
-    fresh: Iterator[Parsed | bytes]
+    fresh: Iterator[Parsed | tuple[bytes, int]]
     pool: ProcessPoolExecutor | None = None
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
@@ -149,17 +158,18 @@ def parse_all(
         pool = ProcessPoolExecutor(count, mp_context=context)
         fresh = pool.map(_parse_job, jobs, chunksize=max(1, min(64, len(jobs) // (count * 8))))
     else:
-        fresh = (parse_one(*job) for job in jobs)
+        fresh = (parse_one(path, data, limits) for path, data, limits, _, _ in jobs)
     try:
         pending = iter(todo)
         for i in range(len(items)):
             if i not in done:
                 _, key = next(pending)
                 result = next(fresh)
-                if isinstance(result, bytes):
+                if isinstance(result, tuple):  # from a worker, which wrote the cache entry
+                    payload, write_errors = result
                     if cache:
-                        cache.put_pickled(key, result)
-                    result = pickle.loads(result)
+                        cache.stats.write_errors += write_errors
+                    result = pickle.loads(payload)
                 elif cache:
                     cache.put(key, result)
                 done[i] = result

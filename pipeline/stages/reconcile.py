@@ -333,6 +333,7 @@ def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
     siblings = _sibling_index(ordered)
     final = []
+    confidences: dict[Evidence, float] = {}  # few distinct evidences among many facts
     for key, fact in ordered:
         reason = fact.reason
         if fact.status == "unverified" and key[0] in suspects:
@@ -357,7 +358,7 @@ def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
                 f"; stale: its newest support ({support.isoformat()}) is {(latest[0] - support).days} days "
                 f"older than {latest[1]} ({latest[0].isoformat()})"
             )
-        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules))
+        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules, confidences))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(p.name_claims), checks)
 
@@ -401,7 +402,14 @@ _REASON, _STALE, _CONFIDENCE, _EVIDENCE = (
 )
 
 
-def _finished(fact: Fact, reason: str, stale: bool, model: Model, rules: Mapping[tuple[str, str], float]) -> Fact:
+def _finished(
+    fact: Fact,
+    reason: str,
+    stale: bool,
+    model: Model,
+    rules: Mapping[tuple[str, str], float],
+    confidences: dict[Evidence, float],
+) -> Fact:
     """`replace(fact, reason=..., stale=...)` with its confidence from the evidence once staleness
     and the rules' measured agreement are known (both read the whole corpus, so that a decision
     reused from the memo stays valid when another page changes them), without `replace`'s
@@ -416,7 +424,9 @@ def _finished(fact: Fact, reason: str, stale: bool, model: Model, rules: Mapping
         if evidence.stale != stale or evidence.rule != rule:
             evidence = replace(evidence, stale=stale, rule=rule)
             values[_EVIDENCE] = evidence
-        values[_CONFIDENCE] = model.confidence(evidence)
+        if (confidence := confidences.get(evidence)) is None:
+            confidence = confidences[evidence] = model.confidence(evidence)
+        values[_CONFIDENCE] = confidence
     return Fact(*values)
 
 
@@ -928,6 +938,8 @@ def _decide(
     know: Knowledge,
     facts: Mapping[tuple[str, str], Fact],
 ) -> tuple[Fact, list[Conflict]]:
+    if len(votes) == 1:  # most keys: one claim, nothing to group, rank or set against it
+        return _decide_one(key, kind, votes[0], official, tier), []
     entity, attribute = key
     keyed = sorted(((_group_key(g, tier), g) for g in _group(votes, attribute, know)), key=itemgetter(0), reverse=True)
     groups = [g for _, g in keyed]
@@ -964,17 +976,7 @@ def _decide(
         else:
             status = "resolved"
             reason = _why(best, rival, top, runner, tier)
-    evidence = Evidence(
-        weight=best.weight,
-        voices=len(voices),
-        rival=share,
-        official=best.source_kind in AUTHORITATIVE,
-        rule_of=c.method if c.method in (NAME_CONVENTION, SIBLING) else None,
-        tied=tied,
-        unverified=status == "unverified",
-        inherited=inherited is not None,
-        failed=bool(best.failed),
-    )
+    evidence = _evidence(best, len(voices), share, tied, status)
     if inherited:
         reason = f"inherited from series {inherited}: {reason}"
     if win.twin:
@@ -1034,6 +1036,67 @@ def _decide(
                 )
             )
     return fact, rows
+
+
+def _evidence(best: _Vote, voices: int, rival: float, tied: bool, status: str) -> Evidence:
+    """What the confidence of a fact whose value `best` states is computed from."""
+    method = best.claim.method
+    return Evidence(
+        weight=best.weight,
+        voices=voices,
+        rival=rival,
+        official=best.source_kind in AUTHORITATIVE,
+        rule_of=method if method in (NAME_CONVENTION, SIBLING) else None,
+        tied=tied,
+        unverified=status == "unverified",
+        inherited=best.inherited_from is not None,
+        failed=bool(best.failed),
+    )
+
+
+def _decide_one(key: tuple[str, str], kind: str, best: _Vote, official: set[str], tier: Mapping[str, Tier]) -> Fact:
+    """`_decide` of a key with one vote, which is most keys: the same fact, without the
+    grouping and ranking that only several votes need."""
+    entity, attribute = key
+    c = best.claim
+    inherited = best.inherited_from
+    verified = entity in official or (kind == "series" and best.source_kind in AUTHORITATIVE)
+    if not verified and kind == "size":
+        status = "unverified"
+        reason = f"no official document names {entity}; only the {_label(best, tier)} states it"
+    else:
+        status = "single_source"
+        reason = f"only the {_label(best, tier)} {c.document}:{c.line} states it"
+    evidence = _evidence(best, 1, 0.0, False, status)
+    if inherited:
+        reason = f"inherited from series {inherited}: {reason}"
+    if best.failed:
+        reason += f"; fails {best.failed[0]}"
+    return Fact(
+        entity,
+        kind,
+        attribute,
+        c.value,
+        c.value_number,
+        c.value_text,
+        c.value_bool,
+        c.range_min,
+        c.range_max,
+        c.unit,
+        0.0,  # from the evidence in `_finished`
+        status,
+        reason,
+        (c.claim_id,),
+        (),
+        1,
+        c.document,
+        c.line,
+        best.as_of,
+        inherited,
+        tuple(best.failed),
+        False,
+        evidence,
+    )
 
 
 _STATED = ("table", "part_table", "key_value", "feature_table")
