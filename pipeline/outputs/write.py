@@ -54,8 +54,25 @@ def frame(data: Mapping[str, Sequence[Any]], columns: Sequence[Column]) -> pd.Da
     out: dict[str, Any] = {}
     for c in columns:
         values = data.get(c.name)
-        out[c.name] = pd.Series([None] * n if values is None else list(values), dtype=_PANDAS[c.type])
+        values = [None] * n if values is None else list(values)
+        out[c.name] = _strings(values) if c.type == "string" else None
+        if out[c.name] is None:
+            out[c.name] = pd.Series(values, dtype=_PANDAS[c.type])
     return pd.DataFrame(out, columns=[c.name for c in columns])
+
+
+def _strings(values: list[Any]) -> pd.Series | None:
+    """A column of text and nulls as pandas' Arrow-backed string Series, made by Arrow in one
+    pass (pandas checks and converts each value first, the larger part of making the tables);
+    None when a value is not text, for pandas to convert as it does."""
+    import pandas as pd
+    import pyarrow as pa
+
+    try:
+        array = pa.array(values, pa.large_string())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return pd.Series(pd.arrays.ArrowStringArray(array))
 
 
 def by_column(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> dict[str, list[Any]]:
