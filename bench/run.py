@@ -93,6 +93,8 @@ class Run:
     stderr: str
     steps: tuple[tuple[str, float], ...] = ()
     """Seconds of each step, as the build itself timed them (`--timings`)."""
+    peaks: tuple[tuple[str, float], ...] = ()
+    """The build process's peak RSS in MB when each step ended (`--timings`): where memory grows."""
 
     @property
     def ok(self) -> bool:
@@ -147,6 +149,7 @@ class SizeResult:
             "changed_document": self.changed_document,
             "cold_steps_s": dict(cold.steps) if cold else None,
             "one_change_steps_s": dict(one.steps) if one else None,
+            "cold_peaks_mb": dict(cold.peaks) if cold else None,
             "errors": list(self.errors),
         }
 
@@ -277,10 +280,13 @@ def run_build(sources: Path, out: Path) -> Run:
     # ru_maxrss is in kilobytes on Linux (bytes on macOS).
     rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
     steps: tuple[tuple[str, float], ...] = ()
+    peaks: tuple[tuple[str, float], ...] = ()
     if timings.exists():
-        steps = tuple((str(x["step"]), float(x["seconds"])) for x in json.loads(timings.read_text(encoding="utf-8")))
+        written = json.loads(timings.read_text(encoding="utf-8"))
+        steps = tuple((str(x["step"]), float(x["seconds"])) for x in written)
+        peaks = tuple((str(x["step"]), float(x["peak_rss_mb"])) for x in written if "peak_rss_mb" in x)
         timings.unlink()
-    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, steps)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, steps, peaks)
 
 
 def measure_startup(work: Path) -> Run:
@@ -387,6 +393,22 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
     outside = [run.seconds - sum(s for _, s in run.steps) for _, run in runs]
     lines.append("| interpreter start and exit | " + " | ".join(f"{x:.3f}" for x in outside) + " |")
     lines.append("| **wall** | " + " | ".join(f"**{run.seconds:.3f}**" for _, run in runs) + " |")
+    return lines
+
+
+def memory_table(results: Sequence[SizeResult]) -> list[str]:
+    """The build process's peak memory when each step of each cold build ended: the step whose
+    row grows most is where the memory goes (a parse worker's peak is not in it)."""
+    runs = [(f"cold {r.n:,}", r.cold) for r in results if r.cold_ok and r.cold is not None and r.cold.peaks]
+    if not runs:
+        return []
+    names = list(dict.fromkeys(step for _, run in runs for step, _ in run.peaks))
+    lines = [
+        "| step | " + " | ".join(f"{name} MB" for name, _ in runs) + " |",
+        "|---|" + "|".join("---:" for _ in runs) + "|",
+    ]
+    for step in names:
+        lines.append(f"| {step} | " + " | ".join(_fmt(dict(run.peaks).get(step), ",.0f") for _, run in runs) + " |")
     return lines
 
 
@@ -581,6 +603,16 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
     steps = steps_table(results, startup)
     if steps:
         lines += ["", "## Where the time goes", "", *steps]
+    memory = memory_table(results)
+    if memory:
+        lines += [
+            "",
+            "## Where the memory goes",
+            "",
+            "Peak RSS of the build process when each step ended.",
+            "",
+            *memory,
+        ]
     lines += [
         "",
         "## How these were measured",
@@ -603,6 +635,8 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "- Steps: the seconds each step of a build took, as the build timed itself (`--timings FILE`);",
         "  on two cores the contracts and the report run beside the writing of the tables, and their",
         "  step is the time waited for them after it. Start-up: a build of an empty sources folder.",
+        "- Memory by step: the build process's ru_maxrss when each step ended (`--timings FILE`); the",
+        "  parse workers and the forked helpers have their own, which the peak RSS column includes.",
         "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",
         "",
     ]

@@ -97,7 +97,11 @@ def cmd_build(args: argparse.Namespace) -> int:
                     print(f"{stage}: {reused} of {total} {what} reused")
     if args.timings:
         # Not in the output folder: a time is not data about the documents, and would drift.
-        steps = [{"step": step, "seconds": seconds} for step, seconds in result.timings]
+        peaks = dict(result.peaks)
+        steps = [
+            {"step": step, "seconds": seconds, "peak_rss_mb": round(peaks.get(step, 0) / 2**20, 1)}
+            for step, seconds in result.timings
+        ]
         Path(args.timings).write_text(json.dumps(steps, indent=1) + "\n", encoding="utf-8")
     if args.strict and result.errors:
         print(f"--strict: {len(result.errors)} error(s):", file=sys.stderr)
@@ -268,7 +272,9 @@ def parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--workers", type=int, default=None, help="parsing processes (default: one per core)")
     b.add_argument(
-        "--timings", metavar="FILE", help="write the seconds each step took to FILE (JSON), for the benchmark"
+        "--timings",
+        metavar="FILE",
+        help="write the seconds each step took, and the build's peak memory when it ended, to FILE (JSON)",
     )
     b.set_defaults(func=cmd_build)
     e = sub.add_parser(

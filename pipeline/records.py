@@ -232,6 +232,8 @@ class BuildResult:
     """The docs-against-API labels the confidence is calibrated on (`pipeline.stages.calibrate.Label`)."""
     timings: tuple[tuple[str, float], ...] = ()
     """Seconds each step of the build took, in order (`python -m pipeline build --timings`)."""
+    peaks: tuple[tuple[str, int], ...] = ()
+    """The build process's peak resident memory in bytes when each step ended (`--timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -114,3 +114,24 @@ def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> Non
     data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
     assert data["startup_s"] == startup.seconds
     assert data["results"][0]["cold_steps_s"] == {"survey": 0.1, "read and extract": 0.7, "reconcile": 0.9}
+
+
+def test_the_memory_of_each_step_of_a_cold_build_is_reported(tmp_path: Path) -> None:
+    """Where the memory goes: the build's peak when each step ended, as `--timings` writes it."""
+    startup = bench.measure_startup(tmp_path)
+    assert startup.ok, startup.stderr
+    peaks = dict(startup.peaks)
+    assert list(peaks) == [step for step, _ in startup.steps]
+    assert list(peaks.values()) == sorted(peaks.values()) and peaks["survey"] > 10
+
+    result = bench.SizeResult(5, documents=5, corpus_bytes=1000, floor_seconds=0.01)
+    steps = (("survey", 0.1), ("read and extract", 0.7), ("reconcile", 0.9))
+    result.cold = bench.Run(
+        2.0, 1.5, 1024, 0, "", steps, (("survey", 60.0), ("read and extract", 350.4), ("reconcile", 1500.0))
+    )
+    text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
+    rows = text.split("## Where the memory goes\n\n", 1)[1].split("\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert rows[:2] == ["| step | cold 5 MB |", "|---|---:|"]
+    assert rows[2:] == ["| survey | 60 |", "| read and extract | 350 |", "| reconcile | 1,500 |"]
+    data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
+    assert data["results"][0]["cold_peaks_mb"] == {"survey": 60.0, "read and extract": 350.4, "reconcile": 1500.0}

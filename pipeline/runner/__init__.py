@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import shutil
+import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -102,7 +103,7 @@ def build(
         inputs, found, key = _survey(sources, settings)
         clock.lap("survey")
         if settings.incremental and (previous := _unchanged(out, key)) is not None:
-            return replace(previous, timings=clock.laps)
+            return replace(previous, timings=clock.laps, peaks=clock.peaks)
         # Imported here, not at the top: pandera takes seconds to import, and only a build
         # that has something to do needs it.
         from pipeline.outputs import contracts, dictionary, report
@@ -144,20 +145,34 @@ def build(
             raise
         swap_in(stage, out)
         clock.lap("manifest and swap")
-    return replace(result, cache=cache.stats if cache else None, timings=clock.laps)
+    return replace(result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks)
 
 
 class Clock:
-    """Seconds between the steps of one build: each `lap` ends the step it names."""
+    """Seconds between the steps of one build, and the build process's peak memory when each
+    ended: each `lap` ends the step it names."""
 
     def __init__(self) -> None:
         self.started = self._last = time.perf_counter()
         self.laps: tuple[tuple[str, float], ...] = ()
+        self.peaks: tuple[tuple[str, int], ...] = ()
 
     def lap(self, step: str) -> None:
         now = time.perf_counter()
         self.laps += ((step, round(now - self._last, 4)),)
+        self.peaks += ((step, peak_rss()),)
         self._last = now
+
+
+def peak_rss() -> int:
+    """The peak resident memory of this process so far, in bytes (ru_maxrss: kilobytes on Linux,
+    bytes on macOS); 0 where the platform does not say."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 CACHE_FOLDER = ".pipeline-cache"
