@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from pipeline.knowledge.names import SizeName, name_tokens, parse_size, skeleton, token_difference
 from pipeline.knowledge.registry import Source
@@ -57,6 +57,16 @@ class _Name:
     """Each document naming it, with its first line."""
     in_api: bool
     values: dict[str, list[Claim]]
+    distinct: dict[str, list[Claim]] = field(default_factory=dict)
+    """Per attribute, the first claim of each value `values` holds: what comparing reads."""
+
+    def distinct_values(self, attribute: str) -> list[Claim]:
+        if (known := self.distinct.get(attribute)) is None:
+            first: dict[tuple[object, ...], Claim] = {}
+            for c in self.values.get(attribute, ()):
+                first.setdefault((c.value_number, c.value_bool, c.value_text or c.value), c)
+            known = self.distinct[attribute] = list(first.values())
+        return known
 
 
 def resolve(
@@ -98,12 +108,10 @@ def resolve(
         matches = []
         for k in sorted(near):
             diff = token_difference(n.size, names[k].size)
-            equal, differ = _compare(n, names[k])
-            if diff and variants[diff[1]] > CONVENTIONAL:  # this pair and at least CONVENTIONAL others
+            if not diff or variants[diff[1]] > CONVENTIONAL:  # this pair and at least CONVENTIONAL others
                 continue
-            if diff and (
-                (not differ and len(equal) >= MIN_SHARED) or (len(differ) == 1 and len(equal) >= ONE_DIFFERENT)
-            ):
+            equal, differ = _compare(n, names[k])
+            if (not differ and len(equal) >= MIN_SHARED) or (len(differ) == 1 and len(equal) >= ONE_DIFFERENT):
                 matches.append((len(differ), -len(equal), k, diff, equal, differ))
         if not matches:
             continue
@@ -207,13 +215,16 @@ def _compare(suspect: _Name, known: _Name) -> tuple[list[str], list[str]]:
     """The attributes both state, as `attribute value`: those where every value the suspect
     states is one the known size states, and those where one is not (`attribute X against Y`)."""
     equal, differ = [], []
-    for attribute, mine in sorted(suspect.values.items()):
+    for attribute, stated in sorted(suspect.values.items()):
         theirs = known.values.get(attribute)
         if not theirs:
             continue
-        odd = next((c for c in mine if not any(_same(c, t) for t in theirs)), None)
+        # A claim is compared by its value alone, so each value once: a size many pages state
+        # has many claims of few values.
+        mine, distinct = suspect.distinct_values(attribute), known.distinct_values(attribute)
+        odd = next((c for c in mine if not any(_same(c, t) for t in distinct)), None)
         if odd is None:
-            equal.append(f"{attribute} {mine[0].value}")
+            equal.append(f"{attribute} {stated[0].value}")
         else:
             differ.append(f"{attribute} {odd.value} against {theirs[0].value}")
     return equal, differ
