@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.runner import Settings, compute, documents
-from pipeline.runner.cache import Cache
+from pipeline.runner.cache import MEMO_SHARDS, Cache
 from pipeline.runner.documents import Input, entry_key, parse_all, survey
 from pipeline.stages.read import Limits
 
@@ -60,12 +60,16 @@ def test_parsing_in_worker_processes_gives_the_same_documents_in_the_same_order(
 
 
 def test_a_corrupt_entry_is_parsed_again(corpus: Path, tmp_path: Path) -> None:
+    """The parses are kept in a few checksummed files: a damaged one costs the parses it held."""
     _parse(corpus, Cache(tmp_path / "cache"))
-    entry = sorted((tmp_path / "cache").rglob("*.pickle"))[0]
+    entry = max((tmp_path / "cache").rglob("memo-parse-*.pickle"), key=lambda p: p.stat().st_size)
     entry.write_bytes(entry.read_bytes()[:-10])
     cache = Cache(tmp_path / "cache")
     assert _parse(corpus, cache) == _parse(corpus)
-    assert (cache.stats.corrupt, cache.stats.misses) == (1, 1)
+    assert cache.stats.corrupt == 1 and 1 <= cache.stats.misses < len(_parse(corpus)) // 4
+    again = Cache(tmp_path / "cache")
+    _parse(corpus, again)
+    assert (again.stats.corrupt, again.stats.misses) == (0, 0), "the damaged file was written anew"
 
 
 @pytest.mark.parametrize(
@@ -97,15 +101,18 @@ def test_a_build_from_the_cache_has_the_same_tables(corpus: Path, tmp_path: Path
         assert frame.equals(warm[name]), name
 
 
-def test_worker_processes_write_the_cache_entries_the_next_build_reads(
+def test_the_parses_of_worker_processes_are_kept_for_the_next_build_in_a_few_files(
     corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each worker stores the parse it pickled for the trip back; the main process only loads."""
+    """Each worker pickles its parse for the trip back; those bytes are what the cache keeps,
+    in MEMO_SHARDS files rather than one per document (creating a small file can cost more than
+    the parse)."""
     monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
     first = Cache(tmp_path / "cache")
     fresh = _parse(corpus, first, workers=2)
     assert (first.stats.misses, first.stats.write_errors) == (len(fresh), 0)
-    assert len(list((tmp_path / "cache").glob("*/*.pickle"))) == len(fresh)
+    files = list((tmp_path / "cache").rglob("*.pickle"))
+    assert len(files) <= MEMO_SHARDS < len(fresh) and all(f.name.startswith("memo-parse-") for f in files)
     again = Cache(tmp_path / "cache")
     assert _parse(corpus, again, workers=2) == fresh
     assert (again.stats.hits, again.stats.misses) == (len(fresh), 0)

@@ -284,11 +284,16 @@ def _compute(
     documents: list[Document] = []
     extractions: list[Extraction] = []
     know = knowledge.load()
+    saved: list[Beside[int]] = []
+
+    def keep(memo: Memo) -> None:
+        saved.append(_save_beside(memo, _splits(settings, len(documents)), saving))
+
     if sources.is_dir():
         if inputs is None:
             inputs, found = survey(sources, settings.limits)
         diagnostics.extend(found)
-        for parsed in parse_all(inputs, settings.limits, cache, settings.workers):
+        for parsed in parse_all(inputs, settings.limits, cache, settings.workers, keep=keep):
             diagnostics.extend(parsed.diagnostics)
             if parsed.document is None:
                 continue
@@ -320,7 +325,8 @@ def _compute(
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
     content = {i.path: entry_key(i, settings.limits) for i in inputs or () if i.data is not None} if memo else {}
     norm = run_normalize(extractions, know, split, memo, content)
-    saved = [_save_beside(memo, split, saving)] if memo else []
+    if memo:
+        keep(memo)
     lap("normalize")
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
@@ -342,7 +348,7 @@ def _compute(
         reconcile_plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects), memo
     )
     if memo:
-        saved.append(_save_beside(memo, split, saving))
+        keep(memo)
     del memo
     lap("reconcile")
     labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
@@ -558,7 +564,9 @@ def _save_beside(memo: Memo, parallel: bool, saving: contextlib.ExitStack) -> Be
     build goes on: pickling every result of a large build is seconds of work nothing waits for.
     The handle's result is the number of entries that could not be written."""
     memo.count()
-    return saving.enter_context(beside(memo.write, parallel=parallel, what=f"saving of the {memo.name} memo"))
+    handle = saving.enter_context(beside(memo.write, parallel=parallel, what=f"saving of the {memo.name} memo"))
+    memo.release()
+    return handle
 
 
 def run_reconcile(p: Plan, memo: Memo | None) -> Reconciled:

@@ -1,14 +1,14 @@
 """What a build keeps for the next one: parsed documents, and each later stage's results.
 
-Entries are files named by a content key (see `parse.entry_key`), written to a temporary
-name and renamed into place, so an interrupted build leaves whole entries or none. Each
-entry carries a checksum of its payload: a truncated or altered entry is detected, removed
-and rebuilt, never trusted. The cache is an optimisation only; when its folder cannot be
-written the build goes on without it.
+Entries are files named by a key, written to a temporary name and renamed into place, so an
+interrupted build leaves whole entries or none. Each entry carries a checksum of its payload:
+a truncated or altered entry is detected, removed and rebuilt, never trusted. The cache is an
+optimisation only; when its folder cannot be written the build goes on without it.
 
-A `Memo` is one stage's results (a document's claims, an entity's decisions), each under a
-digest of everything it was computed from, kept in a few large entries rather than one per
-result: a build reads it in a few reads, and an edit rewrites only the entries it touched.
+A `Memo` is one stage's results (a document's parse, its claims, an entity's decisions), each
+under a digest of everything it was computed from (for a parse, `documents.entry_key`), kept in
+a few large entries rather than one per result: a build reads it in a few reads, and an edit
+rewrites only the entries it touched.
 """
 
 from __future__ import annotations
@@ -182,6 +182,13 @@ class Memo:
         """Record in the cache's stats how many results this build reused."""
         self.cache.stats.reused[self.name] = (self.hits, self.hits + self.misses)
 
+    def release(self) -> None:
+        """Let go of every result held: once `write` runs in a forked process (which has its own
+        copy), the build needs none of them, and some (an entity's decisions before the last
+        touches) are held by nothing else."""
+        self._stored = [None] * MEMO_SHARDS
+        self._kept = [{} for _ in range(MEMO_SHARDS)]
+
     def write(self) -> int:
         """Write each shard whose entries differ from the stored ones (by key: a key is a digest
         of the inputs, so the same key always holds the same value); the writes that failed.
@@ -190,7 +197,7 @@ class Memo:
         process beside the build."""
         failed = 0
         for shard, (stored, kept) in enumerate(zip(self._stored, self._kept, strict=True)):
-            if stored is None or stored.keys() != kept.keys():
+            if (stored is None and kept) or (stored is not None and stored.keys() != kept.keys()):
                 payload = pickle.dumps((self.version, kept), protocol=pickle.HIGHEST_PROTOCOL)
                 failed += not self.cache._store(self._entry(shard), payload)
         return failed

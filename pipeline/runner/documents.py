@@ -14,7 +14,7 @@ import hashlib
 import multiprocessing
 import pickle
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata, resources
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pipeline import knowledge
 from pipeline.records import Diagnostic, Document, Extraction, compact
-from pipeline.runner.cache import Cache
+from pipeline.runner.cache import Cache, Memo
 from pipeline.runner.pool import cores
 from pipeline.stages.extract import extract
 from pipeline.stages.read import Limits, discover, load_bytes, parse_bytes
@@ -112,17 +112,14 @@ def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
     return Parsed(path, doc, ex, tuple(diags))
 
 
-def _parse_job(job: tuple[str, bytes, Limits, Path | None, str]) -> tuple[bytes, int]:
-    """In a worker: the parse, pickled once here for both the trip back and the cache entry,
-    which the worker writes itself (the main process has only to load what comes back), and
-    how many cache writes failed."""
-    path, data, limits, folder, key = job
-    payload = pickle.dumps(parse_one(path, data, limits), protocol=pickle.HIGHEST_PROTOCOL)
-    if folder is None:
-        return payload, 0
-    cache = Cache(folder)
-    cache.put_pickled(key, payload)
-    return payload, cache.stats.write_errors
+def _parse_job(job: tuple[str, bytes, Limits]) -> bytes:
+    """In a worker: the parse, pickled once here, for both the trip back and the cache."""
+    return pickle.dumps(parse_one(*job), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+PARSE_MEMO = "parse"
+"""The cache's memo of parsed documents: a few large files, not one per document, which on
+some file systems cost a millisecond each to create, more than most parses take."""
 
 
 def parse_all(
@@ -130,10 +127,16 @@ def parse_all(
     limits: Limits,
     cache: Cache | None = None,
     workers: int | None = None,
+    *,
+    keep: Callable[[Memo], None] | None = None,
 ) -> Iterator[Parsed]:
     """Each input parsed, in input order. Cache hits are loaded here; misses are parsed in
-    `workers` processes (default: one per core) when there are at least MIN_PARALLEL of them."""
+    `workers` processes (default: one per core) when there are at least MIN_PARALLEL of them.
+    Once the last is yielded, the cache's memo of parses is saved, or handed to `keep` (the
+    runner saves it beside the rest of the build)."""
     items = list(inputs)
+    readable = any(item.data is not None for item in items)
+    memo = cache.memo(PARSE_MEMO, code_fingerprint()) if cache and readable else None
     done: dict[int, Parsed] = {}
     todo: list[tuple[int, str]] = []
     for i, item in enumerate(items):
@@ -141,15 +144,19 @@ def parse_all(
             done[i] = Parsed(item.path, None, None, item.diagnostics)
             continue
         key = entry_key(item, limits)
-        hit = cache.get(key) if cache else None
+        hit = _loaded(memo.get(key)) if memo else None
         if isinstance(hit, Parsed) and hit.path == item.path:
             done[i] = hit
         else:
             todo.append((i, key))
-    folder = cache.folder if cache else None
-    jobs = [(items[i].path, items[i].data or b"", limits, folder, key) for i, key in todo]
+        if cache:
+            if i in done:
+                cache.stats.hits += 1
+            else:
+                cache.stats.misses += 1
+    jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
     count = cores(workers)
-    fresh: Iterator[Parsed | tuple[bytes, int]]
+    fresh: Iterator[Parsed | bytes]
     pool: ProcessPoolExecutor | None = None
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
@@ -158,22 +165,35 @@ def parse_all(
         pool = ProcessPoolExecutor(count, mp_context=context)
         fresh = pool.map(_parse_job, jobs, chunksize=max(1, min(64, len(jobs) // (count * 8))))
     else:
-        fresh = (parse_one(path, data, limits) for path, data, limits, _, _ in jobs)
+        fresh = (parse_one(*job) for job in jobs)
     try:
         pending = iter(todo)
         for i in range(len(items)):
             if i not in done:
                 _, key = next(pending)
                 result = next(fresh)
-                if isinstance(result, tuple):  # from a worker, which wrote the cache entry
-                    payload, write_errors = result
-                    if cache:
-                        cache.stats.write_errors += write_errors
-                    result = pickle.loads(payload)
-                elif cache:
-                    cache.put(key, result)
+                if isinstance(result, bytes):  # from a worker
+                    payload, result = result, pickle.loads(result)
+                else:
+                    payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL) if memo else b""
+                if memo:
+                    memo.put(key, payload)
                 done[i] = result
             yield done.pop(i)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+    if memo and keep:
+        keep(memo)
+    elif memo:
+        memo.save()
+
+
+def _loaded(payload: object) -> object:
+    """A parse the memo kept (pickled, as its worker sent it), or None where it does not load."""
+    if not isinstance(payload, bytes):
+        return None
+    try:
+        return pickle.loads(payload)
+    except Exception:  # checksummed with its shard, yet unloadable: damage, parsed again
+        return None
