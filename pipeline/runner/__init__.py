@@ -529,8 +529,8 @@ def run_normalize(
     content: Mapping[str, str] | None = None,
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
-    reads changed, and with `split` the second half of the other documents normalized in a
-    forked process beside the rest (`SHARE`).
+    reads changed, and with `split` the other documents shared with a forked process (which
+    takes all but `SHARE` of them).
 
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction."""
