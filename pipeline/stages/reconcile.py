@@ -270,15 +270,20 @@ def decide(p: Plan, entities: Iterable[str]) -> list[Decided]:
 
     A key's checks read only facts of its own entity and of its series (decided in `plan`)."""
     out = []
-    for key in (k for e in sorted(entities) for k in p.of_entity[e]):
-        votes = p.by_key[key]
-        _check(key, votes, p.facts, p.by_key, p.know, p.follows.get(key[0], True))
-        fact, rows = _decide(key, p.kinds[key[0]], votes, p.official, p.tier, p.know, p.facts)
-        p.facts[key] = fact
-        losing = [r for r in rows if not r.won]
-        rival = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims) if losing else None
-        failed = tuple((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
-        out.append(Decided(key, fact, tuple(rows), rival, failed))
+    facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
+    for entity in sorted(entities):
+        kind, follows = p.kinds[entity], p.follows.get(entity, True)
+        for key in p.of_entity[entity]:
+            votes = by_key[key]
+            _check(key, votes, facts, by_key, know, follows)
+            fact, rows = _decide(key, kind, votes, official, tier, know, facts)
+            facts[key] = fact
+            rival = None
+            if rows:
+                losing = [r for r in rows if not r.won]
+                rival = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims) if losing else None
+            failed = tuple((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
+            out.append(Decided(key, fact, tuple(rows), rival, failed))
     return out
 
 
@@ -350,8 +355,9 @@ def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
             sibling = _sibling_match(key[0], key[1], rivals[key], siblings, facts)
             if sibling:
                 reason += f" matches {sibling}"
-        support = max((d for i in fact.supporting if (d := dates.get(i))), default=None)
-        latest = newest_doc.get(key[0])
+        held = fact.supporting  # most facts: one claim, whose date needs no search
+        support = dates.get(held[0]) if len(held) == 1 else max((d for i in held if (d := dates.get(i))), default=None)
+        latest = newest_doc.get(key[0]) if support else None
         stale = bool(support and latest and (latest[0] - support).days > p.stale_after_days)
         if stale and latest and support:
             reason += (
