@@ -91,10 +91,9 @@ def cmd_build(args: argparse.Namespace) -> int:
                 f"parse cache: {c.hits} unchanged document(s) reused, {c.misses} parsed"
                 + (f", {c.corrupt} damaged entr{'y' if c.corrupt == 1 else 'ies'} rebuilt" if c.corrupt else "")
             )
-            for stage, what in (("normalize", "documents' claims"), ("reconcile", "entities' decisions")):
-                if stage in c.reused:
-                    reused, total = c.reused[stage]
-                    print(f"{stage}: {reused} of {total} {what} reused")
+            if "normalize" in c.reused:
+                reused, total = c.reused["normalize"]
+                print(f"normalize: {reused} of {total} documents' claims reused")
     if args.timings:
         # Not in the output folder: a time is not data about the documents, and would drift.
         peaks = dict(result.peaks)

@@ -15,8 +15,7 @@ from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import Source, classify, load_registry
 from pipeline.knowledge.values import format_number
 from pipeline.records import BuildResult, Claim, Extraction
-from pipeline.runner import compute, find_copies, run_reconcile
-from pipeline.runner.cache import Cache
+from pipeline.runner import compute, find_copies
 from pipeline.stages.extract import extract
 from pipeline.stages.read import parse_bytes
 from pipeline.stages.reconcile import (
@@ -24,9 +23,7 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
-    Reconciled,
     name_vcpus_hold,
-    plan,
     reconcile,
 )
 from tests.conftest import SOURCES
@@ -268,7 +265,7 @@ def test_the_name_is_a_separate_weaker_source(shipped: BuildResult, name: str, c
     assert found == claims
 
 
-# ------------------------------------------------------------------------ the memo
+# ------------------------------------------------------------------- one claim changed
 
 
 @pytest.fixture(scope="module")
@@ -279,53 +276,31 @@ def evidence(shipped: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
     return [c for c in shipped.claims if c.method != NAME_CONVENTION], sources
 
 
-def memo_run(tmp_path: Path, claims: list[Claim], sources: dict[str, Source]) -> tuple[Reconciled, tuple[int, int]]:
-    memo = Cache(tmp_path).memo("reconcile", "test")
-    result = run_reconcile(plan(claims, sources), memo)
-    memo.save()
-    return result, (memo.hits, memo.misses)
-
-
-def test_entities_whose_evidence_did_not_change_keep_their_decisions(
-    tmp_path: Path, evidence: tuple[list[Claim], dict[str, Source]]
+def test_a_changed_official_value_that_newer_pages_contradict_loses(
+    evidence: tuple[list[Claim], dict[str, Source]],
 ) -> None:
+    """ND40rs_v2's memory on the 2020 official page, 672 GiB, becomes 673: newer official pages
+    still say 672, so the edit is a competing value that lost, not the size's memory."""
     claims, sources = evidence
-    first, (hits, misses) = memo_run(tmp_path, claims, sources)
-    assert hits == 0 and misses > 10
-    again, counts = memo_run(tmp_path, claims, sources)
-    assert counts == (misses, 0)
-    assert again == first == reconcile(claims, sources)
-
-
-def test_a_changed_claim_decides_its_own_entity_again(
-    tmp_path: Path, evidence: tuple[list[Claim], dict[str, Source]]
-) -> None:
-    """ND40rs_v2's memory on the 2020 official page, 672 GiB, becomes 673: only that size is decided again."""
-    claims, sources = evidence
-    _, (_, entities) = memo_run(tmp_path, claims, sources)
     (official,) = [
         c
         for c in claims
         if (c.entity, c.attribute, c.value) == ("Standard_ND40rs_v2", "memory_gib", "672")
         and c.document == "seeds/seed-ndv2-series-2020.txt"
     ]
-    official_key = ("Standard_ND40rs_v2", "memory_gib")
     changed = [replace(c, value="673", value_number=673.0) if c is official else c for c in claims]
-    again, counts = memo_run(tmp_path, changed, sources)
-    assert counts == (entities - 1, 1)
-    assert again == reconcile(changed, sources)
-    # Newer official pages still say 672: the edit is now a competing value that lost.
-    disputed = {c.value: c.won for c in again.conflicts if (c.entity, c.attribute) == official_key}
-    assert disputed == {"672": True, "673": False}
+    again = reconcile(changed, sources)
+    key = ("Standard_ND40rs_v2", "memory_gib")
+    assert {c.value: c.won for c in again.conflicts if (c.entity, c.attribute) == key} == {"672": True, "673": False}
 
 
-def test_a_changed_series_value_decides_the_sizes_that_inherit_it_again(
-    tmp_path: Path, evidence: tuple[list[Claim], dict[str, Source]]
+def test_a_changed_series_value_reaches_every_size_that_inherits_it(
+    evidence: tuple[list[Claim], dict[str, Source]],
 ) -> None:
-    """A size's inherited values come from its series' claims: when one changes, every size
-    that inherits it is decided again, though none of the size's own claims changed."""
+    """A size's inherited values come from its series' claims: when one changes, so does the
+    value of each size that states nothing of its own."""
     claims, sources = evidence
-    first, _ = memo_run(tmp_path, claims, sources)
+    first = reconcile(claims, sources)
     inherited = next(
         f for f in first.facts if f.inherited_from and f.status == "single_source" and f.value_number is not None
     )
@@ -333,11 +308,13 @@ def test_a_changed_series_value_decides_the_sizes_that_inherit_it_again(
     assert source.entity == inherited.inherited_from and inherited.value_number is not None
     doubled = inherited.value_number * 2
     changed = [replace(c, value=format_number(doubled), value_number=doubled) if c is source else c for c in claims]
-    again, (_, misses) = memo_run(tmp_path, changed, sources)
-    assert again == reconcile(changed, sources)
-    assert misses >= 2  # the series and at least the size the fact is about
-    redone = next(f for f in again.facts if (f.entity, f.attribute) == (inherited.entity, inherited.attribute))
-    assert redone.value_number == doubled
+    heirs = {
+        f.entity
+        for f in first.facts
+        if f.inherited_from == source.entity and f.attribute == inherited.attribute and f.status == "single_source"
+    }
+    again = {(f.entity, f.attribute): f for f in reconcile(changed, sources).facts}
+    assert heirs and all(again[(size, inherited.attribute)].value_number == doubled for size in heirs)
 
 
 # -------------------------------------------------------------- small sets of real pages

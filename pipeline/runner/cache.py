@@ -35,7 +35,7 @@ class CacheStats:
     corrupt: int = 0
     write_errors: int = 0
     reused: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """Per memo (`normalize`, `reconcile`): how many results were reused, of how many."""
+    """Per memo (`parse`, `normalize`): how many results were reused, of how many."""
 
 
 class Cache:

@@ -162,8 +162,7 @@ class Plan:
     """What deciding the entities reads, built once from all the claims (`plan`): each
     (entity, attribute)'s votes, the series decided first, and the knowledge the checks use.
     Deciding one entity reads only its own keys and its series' facts (`decide`), so entities
-    can be decided in any grouping, in separate processes, or taken from a cache by the runner,
-    whose key for an entity is `inputs(entity)`."""
+    can be decided in any grouping."""
 
     claims: Sequence[Claim]
     sources: Mapping[str, Source]
@@ -188,17 +187,6 @@ class Plan:
     @property
     def entities(self) -> list[str]:
         return list(self.load)
-
-    def shared(self) -> tuple[object, ...]:
-        """What every entity's decisions read besides their own inputs."""
-        return (self.know, self.tier)
-
-    def inputs(self, entity: str) -> tuple[object, ...]:
-        """Everything deciding `entity` reads: equal inputs give equal decisions."""
-        return (
-            _decision_inputs(entity, self.of_entity[entity], self.kinds, self.official, self.facts, self.by_key),
-            self.follows.get(entity, True),
-        )
 
 
 def plan(
@@ -302,8 +290,8 @@ def reconcile(
     document about the same entity is flagged stale: a newer page says nothing about it.
     `suspects` are size names that most likely misspell a known size (`pipeline.stages.aliases`):
     each is unverified, whoever names it, and linked to the size it most likely means.
-    The runner does the same in steps (`plan`, `decide` in parts, `finish`) to share the work
-    between processes and to reuse the decisions of entities whose inputs did not change.
+    In three steps: `plan` (every key's votes, the series decided), `decide` (each entity's
+    keys, checked and decided), `finish` (staleness, links, confidences).
     """
     p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, suspects=suspects)
     return finish(p, decide(p, p.entities))
@@ -367,34 +355,6 @@ def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
         final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules, confidences))
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(p.name_claims), checks)
-
-
-def _decision_inputs(
-    entity: str,
-    keys: Sequence[tuple[str, str]],
-    kinds: Mapping[str, str],
-    official: set[str],
-    facts: Mapping[tuple[str, str], Fact],
-    by_key: Mapping[tuple[str, str], list[_Vote]],
-) -> tuple[object, ...]:
-    """Everything checking and deciding `keys`, the keys of `entity`, reads (see `_check` and
-    `_decide`): its votes before any check (the series' values among them, inherited), whether
-    an official page names it, its series, and the numbers stated for that series, which only
-    the series check reads."""
-    series = facts.get((entity, "series"))
-    own = [
-        (key, [(v.claim, v.source_kind, v.weight, v.as_of, v.inherited_from, v.voice) for v in by_key[key]])
-        for key in keys
-    ]
-    stated = (
-        [
-            [(v.claim, v.source_kind) for v in by_key.get((series.value_text, a), ()) if v.claim.range_min is not None]
-            for _, a in keys
-        ]
-        if series and series.value_text
-        else []
-    )
-    return (entity, kinds[entity], entity in official, series, own, stated)
 
 
 def _unit(unit: str | None) -> str:
