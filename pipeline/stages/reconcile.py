@@ -326,7 +326,7 @@ def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
     siblings = _sibling_index(ordered)
     final = []
-    confidences: dict[Evidence, float] = {}  # few distinct evidences among many facts
+    confidences: dict[Evidence, tuple[Evidence, float]] = {}  # few distinct evidences among many facts
     for key, fact in ordered:
         reason = fact.reason
         if fact.status == "unverified" and key[0] in suspects:
@@ -374,7 +374,7 @@ def _finished(
     stale: bool,
     model: Model,
     rules: Mapping[tuple[str, str], float],
-    confidences: dict[Evidence, float],
+    confidences: dict[Evidence, tuple[Evidence, float]],
 ) -> Fact:
     """`replace(fact, reason=..., stale=...)` with its confidence from the evidence once staleness
     and the rules' measured agreement are known (both read the whole corpus, so that a decision
@@ -390,9 +390,10 @@ def _finished(
         if evidence.stale != stale or evidence.rule != rule:
             evidence = replace(evidence, stale=stale, rule=rule)
             values[_EVIDENCE] = evidence
-        if (confidence := confidences.get(evidence)) is None:
-            confidence = confidences[evidence] = model.confidence(evidence)
-        values[_CONFIDENCE] = confidence
+        if (known := confidences.get(evidence)) is None:
+            known = confidences[evidence] = (evidence, model.confidence(evidence))
+        # Equal evidence is one object: a build's facts hold few distinct ones.
+        values[_EVIDENCE], values[_CONFIDENCE] = known
     return Fact(*values)
 
 
