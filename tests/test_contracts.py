@@ -173,3 +173,19 @@ def test_empty_tables_keep_the_contract() -> None:
     from pipeline.outputs.write import frame
 
     assert validate({name: frame({}, cols) for name, cols in tables().items()}) == []
+
+
+def test_a_dispute_with_no_fact_is_named(frames: dict[str, pd.DataFrame]) -> None:
+    """Each conflicts row disputes a fact: the (entity, attribute) pair must be in facts."""
+    bad = broken(frames)
+    facts = bad["facts"]
+    disputed = bad["conflicts"].iloc[0]
+    pair = (disputed["entity"], disputed["attribute"])
+    bad["facts"] = facts[~((facts["entity"] == pair[0]) & (facts["attribute"] == pair[1]))].reset_index(drop=True)
+    assert validate(bad) == [f"conflicts: disputes with no row in facts: {str(pair)!r}"]
+
+
+def test_a_claim_from_a_document_the_documents_table_lacks_is_named(frames: dict[str, pd.DataFrame]) -> None:
+    bad = broken(frames)
+    bad["claims"].loc[0, "document"] = "seeds/not-a-document.md"
+    assert validate(bad) == ["claims.document: names documents not in documents: 'seeds/not-a-document.md'"]
