@@ -7,6 +7,7 @@ text: none of them raises on any input.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -80,6 +81,12 @@ def parse_quantity(text: str, know: Knowledge) -> Quantity | None:
     Only a leading number counts, so that model numbers inside words (`E5-2690`,
     `LPDDR5X`) are never read as quantities.
     """
+    return _quantity(text, know.unit_re)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _quantity(text: str, unit_re: re.Pattern[str]) -> Quantity | None:
+    """`parse_quantity`, once per text: the cells of a corpus repeat few texts (`8`, `1,900`)."""
     if is_empty(text):
         return None
     m = _QTY_RE.match(text)
@@ -90,11 +97,11 @@ def parse_quantity(text: str, know: Knowledge) -> Quantity | None:
     if a is None or b is None:
         return None
     after = text[m.end() :]
-    if re.match(r"[A-Za-z]", after) and not know.unit_re.match(after):
+    if re.match(r"[A-Za-z]", after) and not unit_re.match(after):
         return None
     unit = None
     rest = after
-    um = know.unit_re.match(after.lstrip())
+    um = unit_re.match(after.lstrip())
     if um:
         unit = um.group(1)
         rest = after.lstrip()[um.end() :]
