@@ -122,3 +122,32 @@ def test_the_text_is_what_pythons_csv_module_writes_and_reads_back(rows: list[tu
         writer.writerow(names)
         writer.writerows([_python_field(v) for v in row] for row in rows)
         assert text == reference.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("kind", "values"),
+    [
+        ("string", ["NC6", None, "", "ND40rs_v2 \u2013 \u00e9"]),
+        ("string", ["text", 3]),  # not all text: pandas converts, as it always did
+        ("int", [8, None, 0, -1, 2**40]),
+        ("int", [8, 2.0]),  # a float in an int column: pandas decides
+        ("float", [1.5, None, float("nan"), 40, 0.1 + 0.2]),
+        ("bool", [True, None, False]),
+        ("bool", [True, 1]),
+        ("date", [dt.date(2024, 7, 31), None]),
+    ],
+)
+def test_a_column_made_by_arrow_is_the_one_pandas_makes(kind: str, values: list[Any]) -> None:
+    """`frame` converts a column with Arrow where it can; the Series must be exactly pandas' own."""
+    import pandas as pd
+
+    from pipeline.outputs.schema import Column
+
+    column = Column("x", kind, "a column")
+    try:
+        expected = pd.Series(values, dtype=write._PANDAS[kind], name="x")
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            write.frame({"x": values}, [column])
+        return
+    pd.testing.assert_series_equal(write.frame({"x": values}, [column])["x"], expected)

@@ -55,24 +55,30 @@ def frame(data: Mapping[str, Sequence[Any]], columns: Sequence[Column]) -> pd.Da
     for c in columns:
         values = data.get(c.name)
         values = [None] * n if values is None else list(values)
-        out[c.name] = _strings(values) if c.type == "string" else None
-        if out[c.name] is None:
-            out[c.name] = pd.Series(values, dtype=_PANDAS[c.type])
+        column = _by_arrow(values, c.type)
+        out[c.name] = pd.Series(values, dtype=_PANDAS[c.type]) if column is None else column
     return pd.DataFrame(out, columns=[c.name for c in columns])
 
 
-def _strings(values: list[Any]) -> pd.Series | None:
-    """A column of text and nulls as pandas' Arrow-backed string Series, made by Arrow in one
-    pass (pandas checks and converts each value first, the larger part of making the tables);
-    None when a value is not text, for pandas to convert as it does."""
+def _by_arrow(values: list[Any], kind: str) -> pd.Series | None:
+    """A column of Python values and nulls as the Series `frame` makes, converted by Arrow in
+    one pass (pandas checks and converts each value first: the larger part of making the
+    tables); None for dates, or when a value is not of the column's type, for pandas to
+    convert as it does."""
     import pandas as pd
     import pyarrow as pa
 
-    try:
-        array = pa.array(values, pa.large_string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    arrow = {"string": pa.large_string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
+    if kind not in arrow:
         return None
-    return pd.Series(pd.arrays.ArrowStringArray(array))
+    try:
+        array = pa.array(values, arrow[kind], from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return None
+    if kind == "string":
+        return pd.Series(pd.arrays.ArrowStringArray(array))
+    masked: Any = {"int": pd.Int64Dtype(), "float": pd.Float64Dtype(), "bool": pd.BooleanDtype()}[kind]
+    return pd.Series(masked.__from_arrow__(array))
 
 
 def by_column(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> dict[str, list[Any]]:
