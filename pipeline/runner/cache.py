@@ -81,11 +81,7 @@ class Cache:
             path.unlink()
 
     def put(self, key: str, value: Any) -> None:
-        self.put_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-
-    def put_pickled(self, key: str, payload: bytes) -> None:
-        """Store a value already pickled (by a worker process, which had to pickle it anyway)."""
-        if not self._store(key, payload):
+        if not self._store(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)):
             self.stats.write_errors += 1
 
     def _store(self, key: str, payload: bytes) -> bool:
