@@ -107,19 +107,6 @@ class Reconciled:
     checks: Mapping[str, tuple[str, ...]]
 
 
-@compact
-@dataclass(frozen=True, slots=True)
-class Decided:
-    """What deciding one (entity, attribute) gave: the fact, its conflict rows, the strongest
-    losing claim, and the checks each claim failed."""
-
-    key: tuple[str, str]
-    fact: Fact
-    conflicts: tuple[Conflict, ...]
-    rival: Claim | None
-    failed: tuple[tuple[str, tuple[str, ...]], ...]
-
-
 @dataclass(slots=True)
 class _Vote:
     """A claim as evidence: its weight after checks, and what the checks said. `voice` is who
@@ -159,10 +146,9 @@ def _vote_key(v: _Vote) -> tuple[float, int, str]:
 
 @dataclass(slots=True)
 class Plan:
-    """What deciding the entities reads, built once from all the claims (`plan`): each
-    (entity, attribute)'s votes, the series decided first, and the knowledge the checks use.
-    Deciding one entity reads only its own keys and its series' facts (`decide`), so entities
-    can be decided in any grouping."""
+    """What deciding reads, built once from all the claims (`plan`): each (entity, attribute)'s
+    votes, the series decided first, the order of the other keys, and the knowledge the checks
+    use. A key's checks read only facts of its own entity and of its series."""
 
     claims: Sequence[Claim]
     sources: Mapping[str, Source]
@@ -180,13 +166,7 @@ class Plan:
     facts: dict[tuple[str, str], Fact]
     series_conflicts: list[Conflict]
     keys: list[tuple[str, str]]
-    of_entity: dict[str, list[tuple[str, str]]]
-    load: Counter[str]
-    """Votes per entity: the work deciding it takes."""
-
-    @property
-    def entities(self) -> list[str]:
-        return list(self.load)
+    """Every key but the series', in the order they are decided (`decide`)."""
 
 
 def plan(
@@ -226,11 +206,6 @@ def plan(
     # checks read both.
     order = {"vcpus": 0, "gpu_model": 0, "gpu_count": 1, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
     keys = sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k))
-    load: Counter[str] = Counter()
-    of_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for key in keys:
-        load[key[0]] += len(by_key[key])
-        of_entity[key[0]].append(key)
     return Plan(
         claims=claims,
         sources=sources,
@@ -248,31 +223,29 @@ def plan(
         facts=facts,
         series_conflicts=conflicts,
         keys=keys,
-        of_entity=of_entity,
-        load=load,
     )
 
 
-def decide(p: Plan, entities: Iterable[str]) -> list[Decided]:
-    """Check and decide the keys of each of `entities`, each entity's in the plan's order.
-
-    A key's checks read only facts of its own entity and of its series (decided in `plan`)."""
-    out = []
+def decide(p: Plan) -> tuple[list[Conflict], dict[tuple[str, str], Claim], dict[str, tuple[str, ...]]]:
+    """Check and decide every key in the plan's order, into `p.facts`: the conflict rows (the
+    series' first), the strongest losing claim of each disputed key, and the checks each claim
+    failed. A key's checks read only facts of its own entity, decided before it (a count after
+    the model), and of its series (decided in `plan`)."""
     facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
-    for entity in sorted(entities):
-        kind, follows = p.kinds[entity], p.follows.get(entity, True)
-        for key in p.of_entity[entity]:
-            votes = by_key[key]
-            _check(key, votes, facts, by_key, know, follows)
-            fact, rows = _decide(key, kind, votes, official, tier, know, facts)
-            facts[key] = fact
-            rival = None
-            if rows:
-                losing = [r for r in rows if not r.won]
-                rival = next(v.claim for v in votes if v.claim.claim_id in losing[0].claims) if losing else None
-            failed = tuple((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
-            out.append(Decided(key, fact, tuple(rows), rival, failed))
-    return out
+    conflicts = list(p.series_conflicts)
+    rivals: dict[tuple[str, str], Claim] = {}
+    checks: dict[str, tuple[str, ...]] = {}
+    for key in p.keys:
+        votes = by_key[key]
+        _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
+        fact, rows = _decide(key, p.kinds[key[0]], votes, official, tier, know, facts)
+        facts[key] = fact
+        if rows:
+            conflicts.extend(rows)
+            losing = next(r for r in rows if not r.won)
+            rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing.claims)
+        checks.update((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
+    return conflicts, rivals, checks
 
 
 def reconcile(
@@ -290,28 +263,21 @@ def reconcile(
     document about the same entity is flagged stale: a newer page says nothing about it.
     `suspects` are size names that most likely misspell a known size (`pipeline.stages.aliases`):
     each is unverified, whoever names it, and linked to the size it most likely means.
-    In three steps: `plan` (every key's votes, the series decided), `decide` (each entity's
-    keys, checked and decided), `finish` (staleness, links, confidences).
+    In three steps: `plan` (every key's votes, the series decided), `decide` (every other key,
+    checked and decided), `finish` (staleness, links, confidences).
     """
     p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, suspects=suspects)
-    return finish(p, decide(p, p.entities))
+    return finish(p, *decide(p))
 
 
-def finish(p: Plan, decisions: Iterable[Decided]) -> Reconciled:
-    """The facts, conflicts and links once every entity is decided (in any grouping)."""
+def finish(
+    p: Plan,
+    conflicts: list[Conflict],
+    rivals: Mapping[tuple[str, str], Claim],
+    checks: Mapping[str, tuple[str, ...]],
+) -> Reconciled:
+    """The facts, conflicts and links once every key is decided."""
     claims, sources, know, facts, suspects = p.claims, p.sources, p.know, p.facts, p.suspects
-    conflicts = list(p.series_conflicts)
-    checks: dict[str, tuple[str, ...]] = {}
-    rivals: dict[tuple[str, str], Claim] = {}
-    position = {k: i for i, k in enumerate(p.keys)}
-    decided = sorted(decisions, key=lambda d: position[d.key])
-    # Whichever path decided them, facts are read by key or in sorted order from here on.
-    for done in decided:
-        facts[done.key] = done.fact
-        conflicts.extend(done.conflicts)
-        if done.rival is not None:
-            rivals[done.key] = done.rival
-        checks.update(done.failed)
     # A suspect name is linked to the size it most likely means, not to the nearest by letters.
     links = [lk for lk in _links(p.kinds, p.official, facts) if lk.entity not in suspects]
     links = sorted(links + [Link(e, *suspects[e]) for e in suspects if e in p.kinds], key=lambda lk: lk.entity)
