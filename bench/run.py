@@ -382,14 +382,7 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
     runs = [(name, run) for name, run in columns if run is not None and run.steps]
     if not runs:
         return []
-    names = list(dict.fromkeys(step for _, run in runs for step, _ in run.steps))
-    lines = [
-        "| step | " + " | ".join(f"{name} s" for name, _ in runs) + " |",
-        "|---|" + "|".join("---:" for _ in runs) + "|",
-    ]
-    for step in names:
-        cells = [_fmt(dict(run.steps).get(step), ".3f") for _, run in runs]
-        lines.append(f"| {step} | " + " | ".join(cells) + " |")
+    lines = _by_step([(f"{name} s", run.steps) for name, run in runs], ".3f")
     outside = [run.seconds - sum(s for _, s in run.steps) for _, run in runs]
     lines.append("| interpreter start and exit | " + " | ".join(f"{x:.3f}" for x in outside) + " |")
     lines.append("| **wall** | " + " | ".join(f"**{run.seconds:.3f}**" for _, run in runs) + " |")
@@ -399,16 +392,20 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
 def memory_table(results: Sequence[SizeResult]) -> list[str]:
     """The build process's peak memory when each step of each cold build ended: the step whose
     row grows most is where the memory goes (a parse worker's peak is not in it)."""
-    runs = [(f"cold {r.n:,}", r.cold) for r in results if r.cold_ok and r.cold is not None and r.cold.peaks]
-    if not runs:
-        return []
-    names = list(dict.fromkeys(step for _, run in runs for step, _ in run.peaks))
+    runs = [(f"cold {r.n:,} MB", r.cold.peaks) for r in results if r.cold_ok and r.cold is not None and r.cold.peaks]
+    return _by_step(runs, ",.0f") if runs else []
+
+
+def _by_step(columns: Sequence[tuple[str, Sequence[tuple[str, float]]]], spec: str) -> list[str]:
+    """A Markdown table with a row per step (in the order the builds met them) and a column per
+    build, each cell its figure for that step, or a dash where the build had no such step."""
+    names = list(dict.fromkeys(step for _, figures in columns for step, _ in figures))
     lines = [
-        "| step | " + " | ".join(f"{name} MB" for name, _ in runs) + " |",
-        "|---|" + "|".join("---:" for _ in runs) + "|",
+        "| step | " + " | ".join(name for name, _ in columns) + " |",
+        "|---|" + "|".join("---:" for _ in columns) + "|",
     ]
     for step in names:
-        lines.append(f"| {step} | " + " | ".join(_fmt(dict(run.peaks).get(step), ",.0f") for _, run in runs) + " |")
+        lines.append(f"| {step} | " + " | ".join(_fmt(dict(figures).get(step), spec) for _, figures in columns) + " |")
     return lines
 
 

@@ -118,41 +118,21 @@ def load_registry(sources: Path) -> tuple[list[_Entry], list[Diagnostic]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return [], [Diagnostic("error", "registry-invalid", REGISTRY_FILE, None, f"registry is not valid TOML: {exc}")]
+        return [], [_invalid(f"registry is not valid TOML: {exc}")]
     entries: list[_Entry] = []
     diags: list[Diagnostic] = []
     for i, raw in enumerate(data.get("source", []), start=1):
         kind = raw.get("kind")
         if not isinstance(raw.get("path"), str) or kind not in KINDS:
-            diags.append(
-                Diagnostic(
-                    "error",
-                    "registry-invalid",
-                    REGISTRY_FILE,
-                    None,
-                    f"entry {i} needs a path and a kind among {', '.join(KINDS)}",
-                )
-            )
+            diags.append(_invalid(f"entry {i} needs a path and a kind among {', '.join(KINDS)}"))
             continue
         trust = raw.get("trust")
         if trust is not None and not (isinstance(trust, (int, float)) and 0 <= trust <= 1):
-            diags.append(
-                Diagnostic(
-                    "error", "registry-invalid", REGISTRY_FILE, None, f"entry {i}: trust must be a number from 0 to 1"
-                )
-            )
+            diags.append(_invalid(f"entry {i}: trust must be a number from 0 to 1"))
             trust = None
         catalog, snapshot = raw.get("catalog"), raw.get("snapshot")
         if (catalog is None) != (snapshot is None) or not isinstance(snapshot, (int, type(None))):
-            diags.append(
-                Diagnostic(
-                    "error",
-                    "registry-invalid",
-                    REGISTRY_FILE,
-                    None,
-                    f"entry {i}: catalog and snapshot (a whole number) go together; ignored",
-                )
-            )
+            diags.append(_invalid(f"entry {i}: catalog and snapshot (a whole number) go together; ignored"))
             catalog = snapshot = None
         entries.append(
             _Entry(
@@ -167,6 +147,10 @@ def load_registry(sources: Path) -> tuple[list[_Entry], list[Diagnostic]]:
             )
         )
     return entries, diags
+
+
+def _invalid(message: str) -> Diagnostic:
+    return Diagnostic("error", "registry-invalid", REGISTRY_FILE, None, message)
 
 
 def classify(doc: Document, entries: list[_Entry]) -> tuple[Source, Diagnostic | None]:
