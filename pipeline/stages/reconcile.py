@@ -881,7 +881,6 @@ def _decide(
     c = best.claim
     voices = win.documents()
     losers = groups[1:]
-    inherited = best.inherited_from
     verified = entity in official or (kind == "series" and any(v.source_kind in AUTHORITATIVE for v in votes))
     reason: str
     share = losers[0].best.weight / (losers[0].best.weight + best.weight) if losers else 0.0
@@ -909,38 +908,17 @@ def _decide(
         else:
             status = "resolved"
             reason = _why(best, rival, top, runner, tier)
-    evidence = _evidence(best, len(voices), share, tied, status)
-    if inherited:
-        reason = f"inherited from series {inherited}: {reason}"
     if win.twin:
         reason += "; a GB/GiB reading of the same quantity is counted as agreement"
-    if best.failed:
-        reason += f"; fails {best.failed[0]}"
-    supporting = tuple(sorted({v.claim.claim_id for v in win.votes}))
-    contradicting = tuple(sorted({v.claim.claim_id for g in losers for v in g.votes}))
-    fact = Fact(
-        entity=entity,
-        entity_kind=kind,
-        attribute=attribute,
-        value=c.value,
-        value_number=c.value_number,
-        value_text=c.value_text,
-        value_bool=c.value_bool,
-        range_min=c.range_min,
-        range_max=c.range_max,
-        unit=c.unit,
-        confidence=0.0,  # from the evidence in `_finished`, once staleness and the rules are known
-        status=status,
-        reason=reason,
-        supporting=supporting,
-        contradicting=contradicting,
-        sources=len(voices),
-        document=c.document,
-        line=c.line,
-        as_of=best.as_of,
-        inherited_from=inherited,
-        checks_failed=tuple(best.failed),
-        evidence=evidence,
+    fact = _fact(
+        key,
+        kind,
+        best,
+        status,
+        reason,
+        _evidence(best, len(voices), share, tied, status),
+        tuple(sorted({v.claim.claim_id for v in win.votes})),
+        tuple(sorted({v.claim.claim_id for g in losers for v in g.votes})),
     )
     rows: list[Conflict] = []
     if losers:
@@ -990,9 +968,7 @@ def _evidence(best: _Vote, voices: int, rival: float, tied: bool, status: str) -
 def _decide_one(key: tuple[str, str], kind: str, best: _Vote, official: set[str], tier: Mapping[str, Tier]) -> Fact:
     """`_decide` of a key with one vote, which is most keys: the same fact, without the
     grouping and ranking that only several votes need."""
-    entity, attribute = key
-    c = best.claim
-    inherited = best.inherited_from
+    entity, c = key[0], best.claim
     verified = entity in official or (kind == "series" and best.source_kind in AUTHORITATIVE)
     if not verified and kind == "size":
         status = "unverified"
@@ -1000,15 +976,31 @@ def _decide_one(key: tuple[str, str], kind: str, best: _Vote, official: set[str]
     else:
         status = "single_source"
         reason = f"only the {_label(best, tier)} {c.document}:{c.line} states it"
-    evidence = _evidence(best, 1, 0.0, False, status)
+    return _fact(key, kind, best, status, reason, _evidence(best, 1, 0.0, False, status), (c.claim_id,), ())
+
+
+def _fact(
+    key: tuple[str, str],
+    kind: str,
+    best: _Vote,
+    status: str,
+    reason: str,
+    evidence: Evidence,
+    supporting: tuple[str, ...],
+    contradicting: tuple[str, ...],
+) -> Fact:
+    """The fact `best`'s value makes: the reason says where an inherited value comes from and
+    the first check the claim fails; the confidence comes later (`_finished`), once staleness
+    and the rules' measured agreement are known."""
+    c, inherited = best.claim, best.inherited_from
     if inherited:
         reason = f"inherited from series {inherited}: {reason}"
     if best.failed:
         reason += f"; fails {best.failed[0]}"
     return Fact(
-        entity,
+        key[0],
         kind,
-        attribute,
+        key[1],
         c.value,
         c.value_number,
         c.value_text,
@@ -1016,12 +1008,12 @@ def _decide_one(key: tuple[str, str], kind: str, best: _Vote, official: set[str]
         c.range_min,
         c.range_max,
         c.unit,
-        0.0,  # from the evidence in `_finished`
+        0.0,
         status,
         reason,
-        (c.claim_id,),
-        (),
-        1,
+        supporting,
+        contradicting,
+        evidence.voices,  # the sources stating the value
         c.document,
         c.line,
         best.as_of,
