@@ -281,11 +281,14 @@ def _compute(
     def keep(memo: Memo) -> None:
         saved.append(_save_beside(memo, _splits(settings, len(documents)), saving))
 
+    content: dict[str, str] = {}
     if sources.is_dir():
         if inputs is None:
             inputs, found = survey(sources, settings.limits)
         diagnostics.extend(found)
-        for parsed in parse_all(inputs, settings.limits, cache, settings.workers, keep=keep):
+        # Each document's parse key, once: the parse memo and the normalize memo both use it.
+        content = {i.path: entry_key(i, settings.limits) for i in inputs if i.data is not None} if cache else {}
+        for parsed in parse_all(inputs, settings.limits, cache, settings.workers, keep=keep, keys=content):
             diagnostics.extend(parsed.diagnostics)
             if parsed.document is None:
                 continue
@@ -315,7 +318,6 @@ def _compute(
     # Each later stage reuses what the last build computed from the same inputs; the memos are
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    content = {i.path: entry_key(i, settings.limits) for i in inputs or () if i.data is not None} if memo else {}
     norm = run_normalize(extractions, know, split, memo, content)
     if memo:
         keep(memo)

@@ -14,7 +14,7 @@ import hashlib
 import multiprocessing
 import pickle
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import metadata, resources
@@ -129,11 +129,13 @@ def parse_all(
     workers: int | None = None,
     *,
     keep: Callable[[Memo], None] | None = None,
+    keys: Mapping[str, str] | None = None,
 ) -> Iterator[Parsed]:
     """Each input parsed, in input order. Cache hits are loaded here; misses are parsed in
     `workers` processes (default: one per core) when there are at least MIN_PARALLEL of them.
     Once the last is yielded, the cache's memo of parses is saved, or handed to `keep` (the
-    runner saves it beside the rest of the build)."""
+    runner saves it beside the rest of the build). `keys` are the inputs' `entry_key`s where
+    the caller has them already."""
     items = list(inputs)
     readable = any(item.data is not None for item in items)
     memo = cache.memo(PARSE_MEMO, code_fingerprint()) if cache and readable else None
@@ -143,7 +145,7 @@ def parse_all(
         if item.data is None:
             done[i] = Parsed(item.path, None, None, item.diagnostics)
             continue
-        key = entry_key(item, limits)
+        key = keys[item.path] if keys and item.path in keys else entry_key(item, limits)
         hit = _loaded(memo.get(key)) if memo else None
         if isinstance(hit, Parsed) and hit.path == item.path:
             done[i] = hit
