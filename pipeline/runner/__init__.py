@@ -54,7 +54,7 @@ from pipeline.sync import LOCK_FILE, Locked, permalinks
 
 Progress = Callable[[str], None]
 PIPELINE_VERSION = "0.1.0"
-SHARE = 0.58
+NORMALIZE_SHARE = 0.58
 """The share of the documents to normalize that the build process keeps when it forks a
 second one for the rest: the forked one also pickles its claims, which costs it more than
 loading them costs the build (at 10,000 documents, 0.58 took 6.0 s where halves took 6.7)."""
@@ -517,7 +517,7 @@ def run_normalize(
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the other documents shared with a forked process (which
-    takes all but `SHARE` of them).
+    takes all but `NORMALIZE_SHARE` of them).
 
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction."""
@@ -539,11 +539,11 @@ def run_normalize(
         return {ex.document.path: normalize_document(ctx, ex) for ex in chunk}
 
     # A fork pays only for a large share of the work; an edit of a few documents is done here.
-    # The build process keeps the larger part (`SHARE`).
+    # The build process keeps the larger part (`NORMALIZE_SHARE`).
     split = split and len(todo) * 4 >= len(extractions)
-    half = int(len(todo) * SHARE) if split else len(todo)
-    with beside(lambda: part(todo[half:]), parallel=split, what="normalizing") as rest:
-        fresh = part(todo[:half])
+    kept = int(len(todo) * NORMALIZE_SHARE) if split else len(todo)
+    with beside(lambda: part(todo[kept:]), parallel=split, what="normalizing") as rest:
+        fresh = part(todo[:kept])
     fresh.update(rest.result())
     if memo is not None:
         for path, result in fresh.items():
