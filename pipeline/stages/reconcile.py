@@ -281,7 +281,7 @@ def finish(
     # A suspect name is linked to the size it most likely means, not to the nearest by letters.
     links = [lk for lk in _links(p.kinds, p.official, facts) if lk.entity not in suspects]
     links = sorted(links + [Link(e, *suspects[e]) for e in suspects if e in p.kinds], key=lambda lk: lk.entity)
-    ordered = sorted(facts.items())
+    ordered = sorted(facts)
     conflicts.extend(_link_conflicts(links, facts, ordered, p.by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
@@ -290,10 +290,11 @@ def finish(
         if when and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
-    siblings = _sibling_index(ordered)
+    siblings = _sibling_index(ordered, facts)
     final = []
     confidences: dict[Evidence, tuple[Evidence, float]] = {}  # few distinct evidences among many facts
-    for key, fact in ordered:
+    for key in ordered:
+        fact = facts[key]
         reason = fact.reason
         if fact.status == "unverified" and key[0] in suspects:
             reason = (
@@ -318,7 +319,10 @@ def finish(
                 f"; stale: its newest support ({support.isoformat()}) is {(latest[0] - support).days} days "
                 f"older than {latest[1]} ({latest[0].isoformat()})"
             )
-        final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules, confidences))
+        # The finished fact takes the decided one's place at once: it has the same value, which
+        # is all that the later keys read, and the two are not held at once.
+        facts[key] = fact = _finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules, confidences)
+        final.append(fact)
     conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(p.name_claims), checks)
 
@@ -1097,30 +1101,31 @@ def _sibling_match(
     entity: str,
     attribute: str,
     claim: Claim,
-    siblings: Mapping[tuple[object, ...], list[Fact]],
+    siblings: Mapping[tuple[object, ...], list[tuple[str, float]]],
     facts: Mapping[tuple[str, str], Fact],
 ) -> str | None:
     """A retired or superseded size of the same family and vCPU count that has the losing value."""
     size = parse_size(entity)
     if size is None or claim.value_number is None:
         return None
-    for fact in siblings.get((size.family, size.vcpus, size.version, attribute), ()):
-        if fact.entity == entity or fact.value_number is None:
-            continue
-        if close(fact.value_number, claim.value_number, 0.001):
-            life = facts.get((fact.entity, "lifecycle"))
+    for other, number in siblings.get((size.family, size.vcpus, size.version, attribute), ()):
+        if other != entity and close(number, claim.value_number, 0.001):
+            life = facts.get((other, "lifecycle"))
             status = f"{life.value_text} " if life and life.value_text else ""
-            return f"the {status}{fact.entity.removeprefix('Standard_')}"
+            return f"the {status}{other.removeprefix('Standard_')}"
     return None
 
 
-def _sibling_index(ordered: Iterable[tuple[tuple[str, str], Fact]]) -> dict[tuple[object, ...], list[Fact]]:
-    """Facts of sizes by family, vCPUs, version and attribute; `ordered` is every fact by key."""
-    index: dict[tuple[object, ...], list[Fact]] = defaultdict(list)
-    for (entity, attribute), fact in ordered:
-        size = parse_size(entity) if fact.entity_kind == "size" else None
-        if size is not None:
-            index[(size.family, size.vcpus, size.version, attribute)].append(fact)
+def _sibling_index(
+    ordered: Iterable[tuple[str, str]], facts: Mapping[tuple[str, str], Fact]
+) -> dict[tuple[object, ...], list[tuple[str, float]]]:
+    """The numbers sizes have, by family, vCPUs, version and attribute; `ordered` is every key.
+    Only the entity and the number are kept, not the fact, which `finish` replaces."""
+    index: dict[tuple[object, ...], list[tuple[str, float]]] = defaultdict(list)
+    for key in ordered:
+        fact = facts[key]
+        if fact.entity_kind == "size" and fact.value_number is not None and (size := parse_size(key[0])):
+            index[(size.family, size.vcpus, size.version, key[1])].append((key[0], fact.value_number))
     return index
 
 
@@ -1165,7 +1170,7 @@ def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[st
 def _link_conflicts(
     links: Sequence[Link],
     facts: Mapping[tuple[str, str], Fact],
-    ordered: Sequence[tuple[tuple[str, str], Fact]],
+    ordered: Sequence[tuple[str, str]],
     by_key: Mapping[tuple[str, str], list[_Vote]],
     disputed: Sequence[Conflict],
 ) -> list[Conflict]:
@@ -1177,8 +1182,8 @@ def _link_conflicts(
     for c in disputed:
         already[(c.entity, c.attribute)].add(c.value)
     by_entity: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
-    for (entity, attribute), fact in ordered:
-        by_entity[entity].append((attribute, fact))
+    for entity, attribute in ordered:
+        by_entity[entity].append((attribute, facts[(entity, attribute)]))
     rows = []
     for lk in links:
         entity = lk.entity
