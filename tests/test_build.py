@@ -426,6 +426,21 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
 
 
+def test_tables_made_without_keeping_the_records_are_the_same_tables() -> None:
+    """`build` asks `compute` not to keep the records, so that each is let go once its table
+    is made; the tables must be exactly those of a compute that keeps them."""
+    from tests.conftest import SOURCES
+
+    kept, kept_frames = runner.compute(SOURCES, runner.Settings(workers=1))
+    summary, frames = runner.compute(SOURCES, runner.Settings(workers=1), records=False)
+    assert (summary.documents, summary.claims, summary.facts, summary.conflicts, summary.links) == ((),) * 5
+    assert len(kept.facts) == summary.tables["facts"] > 1000
+    assert summary.tables == kept.tables and summary.diagnostics == kept.diagnostics
+    assert list(frames) == list(kept_frames)
+    for name, df in kept_frames.items():
+        pd.testing.assert_frame_equal(df, frames[name], obj=name)
+
+
 def test_the_records_are_computed_without_the_garbage_collector_walking_them(tmp_path: Path) -> None:
     """Millions of records and no cycles among them: a full collection would walk them all and
     free nothing, so `compute` runs with the collector paused and hands it back afterwards."""

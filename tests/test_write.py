@@ -151,3 +151,18 @@ def test_a_column_made_by_arrow_is_the_one_pandas_makes(kind: str, values: list[
             write.frame({"x": values}, [column])
         return
     pd.testing.assert_series_equal(write.frame({"x": values}, [column])["x"], expected)
+
+
+def test_a_frame_of_iterators_given_its_rows_is_the_frame_of_lists() -> None:
+    """The runner hands `frame` each column as an iterator over the records, with the number of
+    rows, so that one column's values are held at a time; the frame is the one lists make,
+    and a column not given is all null for every row."""
+    import pandas as pd
+
+    from pipeline.outputs.schema import Column
+
+    columns = [Column("size", "string", "a size"), Column("vcpus", "int", "vCPUs"), Column("note", "string", "x")]
+    sizes, vcpus = ["Standard_ND40rs_v2", "Standard_NC6"], [40, 6]
+    lazy = write.frame({"size": iter(sizes), "vcpus": (v for v in vcpus)}, columns, rows=2)
+    pd.testing.assert_frame_equal(lazy, write.frame({"size": sizes, "vcpus": vcpus}, columns))
+    assert lazy["note"].isna().tolist() == [True, True]

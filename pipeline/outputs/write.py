@@ -13,7 +13,7 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,19 +44,22 @@ def arrow_schema(columns: Sequence[Column], table: str) -> pa.Schema:
     return pa.schema(fields, metadata={"table": table, "schema_version": SCHEMA_VERSION})
 
 
-def frame(data: Mapping[str, Sequence[Any]], columns: Sequence[Column]) -> pd.DataFrame:
+def frame(data: Mapping[str, Iterable[Any]], columns: Sequence[Column], rows: int | None = None) -> pd.DataFrame:
     """Columns of values as a DataFrame with nullable dtypes (Int64, boolean, string), in
     column order; a column `data` lacks is all null. Built column by column: going through
-    one dict per row costs more than everything else a large build does with its claims."""
+    one dict per row costs more than everything else a large build does with its claims.
+    With `rows` given, a column may be an iterator, made into a list only when it is converted:
+    then one column's Python values are held at a time, not all of the table's."""
     import pandas as pd
 
-    n = max((len(v) for v in data.values()), default=0)
+    n = max((len(v) for v in data.values() if isinstance(v, Sized)), default=0) if rows is None else rows
     out: dict[str, Any] = {}
     for c in columns:
         values = data.get(c.name)
         values = [None] * n if values is None else list(values)
         column = _by_arrow(values, c.type)
         out[c.name] = pd.Series(values, dtype=_PANDAS[c.type]) if column is None else column
+        del values
     return pd.DataFrame(out, columns=[c.name for c in columns])
 
 

@@ -18,7 +18,7 @@ import shutil
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from pathlib import Path
@@ -102,10 +102,10 @@ def build(
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
         clock.lap("imports")
-        result, frames = compute(sources, settings, progress, cache=cache, inputs=inputs, found=found, clock=clock)
-        # Every record is in the frames now: keep only the summary, so that the memory the
-        # records hold is free before the tables are written (`compute` returns them all).
-        result = replace(result, documents=(), claims=(), facts=(), conflicts=(), links=())
+        # Every record is in the frames: the result keeps only the summary.
+        result, frames = compute(
+            sources, settings, progress, cache=cache, inputs=inputs, found=found, clock=clock, records=False
+        )
         stage = staging_folder(out)
         try:
 
@@ -245,15 +245,17 @@ def compute(
     inputs: Sequence[Input] | None = None,
     found: Sequence[Diagnostic] = (),
     clock: Clock | None = None,
+    records: bool = True,
 ) -> tuple[BuildResult, dict[str, Any]]:
     """Everything but the writing: the result and one DataFrame per table.
 
     `inputs` are the files' bytes when the caller has already read them (see `survey`);
-    `cache` keeps parsed documents between builds."""
+    `cache` keeps parsed documents between builds. Without `records`, the result holds only
+    the summary and the tables are the records (which spares the memory of holding both)."""
     # The memos are written by forked processes while the build goes on, and waited for once
     # the tables are made (or, on an error, stopped: an entry is written whole or not at all).
     with contextlib.ExitStack() as saving:
-        return _compute(sources, settings, progress, cache, inputs, found, clock, saving)
+        return _compute(sources, settings, progress, cache, inputs, found, clock, saving, records)
 
 
 def _compute(
@@ -265,6 +267,7 @@ def _compute(
     found: Sequence[Diagnostic],
     clock: Clock | None,
     saving: contextlib.ExitStack,
+    records: bool,
 ) -> tuple[BuildResult, dict[str, Any]]:
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
@@ -350,22 +353,40 @@ def _compute(
     built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
     diagnostics.extend(_not_built(norm.mentions, built, rec.facts))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    frames = _frames(documents, subjects, claims, rec, sources_by_doc, diagnostics, sizes, upstream, prices)
+    result = BuildResult(
+        documents=tuple(documents) if records else (),
+        claims=claims if records else (),
+        diagnostics=tuple(diagnostics),
+        facts=rec.facts if records else (),
+        conflicts=rec.conflicts if records else (),
+        links=rec.links if records else (),
+        labels=tuple(labels),
+    )
+    # Each table's frame is made before the next one's, and when the caller does not keep the
+    # records, those a frame was made from are let go as soon as it is made: at 10,000
+    # documents, the claims and facts as objects beside their frames were a third of the peak.
+    cols = schema.tables()
+    frames = {"documents": _documents_frame(documents, subjects, claims, sources_by_doc, upstream)}
+    frames["claims"] = _claims_frame(claims, rec.checks)
+    if not records:
+        del documents, norm, resolved
+        claims = ()
+        rec = replace(rec, name_claims=())
+    frames["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
+    frames["facts"] = _facts_frame(rec.facts)
+    if not records:
+        rec = replace(rec, facts=())
+    frames["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
+    frames["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
+    frames["diagnostics"] = frame(
+        _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
+    )
     frames["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
     lap("tables")
     saving.close()
     if cache:
         cache.stats.write_errors += sum(handle.result() for handle in saved)
-    result = BuildResult(
-        documents=tuple(documents),
-        claims=claims,
-        diagnostics=tuple(diagnostics),
-        tables={k: len(v) for k, v in frames.items()},
-        facts=rec.facts,
-        conflicts=rec.conflicts,
-        links=rec.links,
-        labels=tuple(labels),
-    )
+    result = replace(result, tables={k: len(v) for k, v in frames.items()})
     return result, frames
 
 
@@ -649,31 +670,27 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
     return out
 
 
-def _columns(records: Sequence[Any], kind: type, columns: Sequence[schema.Column]) -> dict[str, list[Any]]:
-    """The columns that are plain fields of `kind`, read with one attrgetter per field; the
-    caller adds the columns it derives (joined tuples) after."""
+def _columns(records: Sequence[Any], kind: type, columns: Sequence[schema.Column]) -> dict[str, Iterable[Any]]:
+    """The columns that are plain fields of `kind`, each read with an attrgetter when `frame`
+    converts it (give it `rows`); the caller adds the columns it derives (joined tuples) after."""
     own = {f.name for f in fields(kind)}
-    return {c.name: list(map(attrgetter(c.name), records)) for c in columns if c.name in own}
+    return {c.name: map(attrgetter(c.name), records) for c in columns if c.name in own}
 
 
-def _joined(values: Iterable[tuple[str, ...]], sep: str) -> list[str | None]:
-    return [sep.join(v) or None for v in values]
+def _joined(values: Iterable[tuple[str, ...]], sep: str) -> Iterator[str | None]:
+    return (sep.join(v) or None for v in values)
 
 
-def _frames(
+def _documents_frame(
     documents: Sequence[Document],
     subjects: Mapping[str, str | None],
     claims: Sequence[Claim],
-    rec: Reconciled,
-    sources: dict[str, Source],
-    diagnostics: Sequence[Diagnostic],
-    sizes: Sequence[Mapping[str, Any]],
+    sources: Mapping[str, Source],
     upstream: Mapping[str, Locked],
-    prices: Sequence[Mapping[str, Any]] = (),
-) -> dict[str, Any]:
-    cols = schema.tables()
+) -> Any:
+    cols = schema.DOCUMENTS
     per_doc = Counter(c.document for c in claims)
-    doc_rows = [
+    rows = [
         {
             "document": d.path,
             "sha256": d.sha256,
@@ -699,34 +716,35 @@ def _frames(
         }
         for d in documents
     ]
-    # Each table's columns become its frame before the next table's are read: the lists of
-    # Python values of every table at once were a quarter of a large build's peak memory.
-    out = {"documents": frame(by_column(doc_rows, cols["documents"]), cols["documents"])}
-    del doc_rows
-    claim_cols = _columns(claims, Claim, cols["claims"])
-    claim_cols["checks_failed"] = _joined((rec.checks.get(c.claim_id, ()) for c in claims), "; ")
-    out["claims"] = frame(claim_cols, cols["claims"])
-    del claim_cols
-    out["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
-    facts = rec.facts
-    fact_cols = _columns(facts, Fact, cols["facts"])
-    fact_cols["supporting_claims"] = [" ".join(f.supporting) for f in facts]
-    fact_cols["contradicting_claims"] = _joined((f.contradicting for f in facts), " ")
-    fact_cols["checks_failed"] = _joined((f.checks_failed for f in facts), "; ")
-    out["facts"] = frame(fact_cols, cols["facts"])
-    del fact_cols
-    conflicts = rec.conflicts
-    conflict_cols = _columns(conflicts, Conflict, cols["conflicts"])
-    conflict_cols["claims"] = [" ".join(c.claims) for c in conflicts]
-    conflict_cols["documents"] = ["; ".join(c.documents) for c in conflicts]
-    conflict_cols["links"] = [_links(c.documents, upstream) for c in conflicts]
-    conflict_cols["kinds"] = [", ".join(c.kinds) for c in conflicts]
-    conflict_cols["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
-    conflict_cols["note"] = [c.note or None for c in conflicts]
-    out["conflicts"] = frame(conflict_cols, cols["conflicts"])
-    out["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
-    out["diagnostics"] = frame(_columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"])
-    return out
+    return frame(by_column(rows, cols), cols)
+
+
+def _claims_frame(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
+    cols = schema.CLAIMS
+    data = _columns(claims, Claim, cols)
+    data["checks_failed"] = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
+    return frame(data, cols, len(claims))
+
+
+def _facts_frame(facts: Sequence[Fact]) -> Any:
+    cols = schema.FACTS
+    data = _columns(facts, Fact, cols)
+    data["supporting_claims"] = (" ".join(f.supporting) for f in facts)
+    data["contradicting_claims"] = _joined((f.contradicting for f in facts), " ")
+    data["checks_failed"] = _joined((f.checks_failed for f in facts), "; ")
+    return frame(data, cols, len(facts))
+
+
+def _conflicts_frame(conflicts: Sequence[Conflict], upstream: Mapping[str, Locked]) -> Any:
+    cols = schema.CONFLICTS
+    data = _columns(conflicts, Conflict, cols)
+    data["claims"] = (" ".join(c.claims) for c in conflicts)
+    data["documents"] = ("; ".join(c.documents) for c in conflicts)
+    data["links"] = (_links(c.documents, upstream) for c in conflicts)
+    data["kinds"] = (", ".join(c.kinds) for c in conflicts)
+    data["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
+    data["note"] = (c.note or None for c in conflicts)
+    return frame(data, cols, len(conflicts))
 
 
 def _provenance(locked: Locked | None) -> dict[str, str | None]:
