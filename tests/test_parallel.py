@@ -36,6 +36,22 @@ def test_the_function_sees_the_parents_data_and_its_answer_comes_back(parallel: 
     assert (tmp_path / "table.csv").read_text() == "written meanwhile\n"
 
 
+def test_a_table_comes_back_whole_its_columns_out_of_band() -> None:
+    """A frame's Arrow and numpy buffers travel as their own messages (pickle protocol 5), so
+    the frame the parent gets is made of the bytes it received; it must equal the one sent,
+    text with nulls and non-ASCII, nullable integers and booleans alike."""
+    import pandas as pd
+
+    from pipeline.outputs.schema import Column
+    from pipeline.outputs.write import frame
+
+    columns = [Column("size", "string", ""), Column("gpus", "int", ""), Column("ib", "bool", "")]
+    data = {"size": ["Standard_ND40rs_v2", None, "NC6 \u2013 \u00e9"], "gpus": [8, None, 1], "ib": [True, None, False]}
+    with beside(lambda: frame(data, columns)) as made:
+        pass
+    pd.testing.assert_frame_equal(made.result(), frame(data, columns))
+
+
 @pytest.mark.parametrize("parallel", [True, False])
 def test_an_exception_in_the_function_is_raised_here(parallel: bool) -> None:
     def broken() -> int:

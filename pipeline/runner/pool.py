@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
@@ -72,17 +73,21 @@ def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") ->
         yield handle
         return
     answered = False
+    # The answer is read as it comes, by a thread (reading a pipe lets go of the GIL): a large
+    # answer waits in the pipe otherwise, its process blocked, until the block ends.
+    received: list[bytes] = []
+    receiver = threading.Thread(target=_receive, args=(reader, received), daemon=True)
+    receiver.start()
     try:
         yield handle
-        try:
-            data = reader.recv_bytes()
-        except EOFError:
+        receiver.join()
+        if not received:
             child.join()
             raise RuntimeError(
                 f"the process doing the {what} ended without an answer (exit code {child.exitcode})"
             ) from None
         try:
-            status, payload = pickle.loads(data)
+            status, payload = pickle.loads(received[0], buffers=received[1:])
         except Exception as exc:  # it pickled but does not load: a programming fault, named here
             raise RuntimeError(f"the answer of the process doing the {what} could not be read: {exc!r}") from exc
         answered = True
@@ -90,10 +95,22 @@ def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") ->
             raise payload
         handle._set(payload)
     finally:
-        reader.close()
         if not answered and child.is_alive():
             child.terminate()
         child.join()
+        receiver.join()
+        reader.close()
+
+
+def _receive(reader: Connection, received: list[bytes]) -> None:
+    """The answer's pickle, then its out-of-band buffers, into `received`; nothing if the
+    process ends before it has sent all of it."""
+    try:
+        count = int.from_bytes(reader.recv_bytes(), "little")
+        parts = [reader.recv_bytes() for _ in range(count + 1)]
+    except (EOFError, OSError):
+        return
+    received.extend(parts)
 
 
 _pauses = 0
@@ -131,16 +148,31 @@ def _run_and_send(fn: Callable[[], Any], writer: Connection, parent: int) -> Non
     except BaseException as exc:  # sent to the parent, which raises it there
         exc.add_note("in the forked process:\n" + "".join(traceback.format_exception(exc)).rstrip())
         answer = ("error", exc)
+    # Buffers (a table's Arrow columns, numpy arrays) go out of band, each as its own message:
+    # the parent's table is then made of the bytes it receives, not of a copy of them.
+    buffers: list[memoryview] = []
+
+    def out_of_band(buffer: pickle.PickleBuffer) -> bool:
+        try:
+            buffers.append(buffer.raw())
+        except BufferError:  # not contiguous: pickled in band
+            return True
+        return False
+
     try:
-        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(answer, protocol=5, buffer_callback=out_of_band)
         # An exception whose __init__ does not take its args fails only when loaded. A result is
         # not loaded here: that would double the cost of a large one (`beside` names its failure).
         if answer[0] == "error":
-            pickle.loads(data)
+            pickle.loads(data, buffers=buffers)
     except Exception:  # it still reaches the parent, as text
         text = "".join(traceback.format_exception(answer[1])) if answer[0] == "error" else repr(answer[1])
         data = pickle.dumps(("error", RuntimeError(text)), protocol=pickle.HIGHEST_PROTOCOL)
+        buffers = []
+    writer.send_bytes(len(buffers).to_bytes(8, "little"))
     writer.send_bytes(data)
+    for buffer in buffers:
+        writer.send_bytes(buffer)
     writer.close()
 
 
