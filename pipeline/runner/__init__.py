@@ -49,7 +49,14 @@ from pipeline.stages.calibrate import labels as calibrate_labels
 from pipeline.stages.normalize import DocumentClaims, Normalized, gather, normalize_document, source_family
 from pipeline.stages.normalize import context as normalize_context
 from pipeline.stages.read import Limits
-from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled, reconcile
+from pipeline.stages.reconcile import (
+    NAME_CONVENTION,
+    SIBLING,
+    Conflict,
+    Fact,
+    Reconciled,
+    reconcile,
+)
 from pipeline.sync import LOCK_FILE, Locked, permalinks
 
 Progress = Callable[[str], None]
@@ -347,41 +354,44 @@ def _compute(
     lap("reconcile")
     labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
     lap("calibration labels")
-    claims = tuple(sorted((*resolved, *rec.name_claims), key=_claim_order))
-    prices = _price_rows(norm.prices, sources_by_doc)
-    sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
-    built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
-    diagnostics.extend(_not_built(norm.mentions, built, rec.facts))
-    diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-    result = BuildResult(
-        documents=tuple(documents) if records else (),
-        claims=claims if records else (),
-        diagnostics=tuple(diagnostics),
-        facts=rec.facts if records else (),
-        conflicts=rec.conflicts if records else (),
-        links=rec.links if records else (),
-        labels=tuple(labels),
-    )
-    # Each table's frame is made before the next one's, and when the caller does not keep the
-    # records, those a frame was made from are let go as soon as it is made: at 10,000
-    # documents, the claims and facts as objects beside their frames were a third of the peak.
+    # The facts' table, the largest, is made on the second core while this one makes the others.
+    # When the caller does not keep the records, those a table was made from are let go as
+    # soon as it is made.
     cols = schema.tables()
-    frames = {"documents": _documents_frame(documents, subjects, claims, sources_by_doc, upstream)}
-    frames["claims"] = _claims_frame(claims, rec.checks)
+    made: dict[str, Any] = {}
+    with beside(lambda: _facts_frame(rec.facts), parallel=split, what="making of the facts table") as facts_frame:
+        claims = tuple(sorted((*resolved, *rec.name_claims), key=_claim_order))
+        prices = _price_rows(norm.prices, sources_by_doc)
+        sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
+        built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
+        diagnostics.extend(_not_built(norm.mentions, built, rec.facts))
+        diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
+        result = BuildResult(
+            documents=tuple(documents) if records else (),
+            claims=claims if records else (),
+            diagnostics=tuple(diagnostics),
+            facts=rec.facts if records else (),
+            conflicts=rec.conflicts if records else (),
+            links=rec.links if records else (),
+            labels=tuple(labels),
+        )
+        made["documents"] = _documents_frame(documents, subjects, claims, sources_by_doc, upstream)
+        made["claims"] = _claims_frame(claims, rec.checks)
+        if not records:
+            del documents, norm, resolved
+            claims = ()
+        made["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
+        made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
+        made["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
+        made["diagnostics"] = frame(
+            _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
+        )
+        made["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
+    made["facts"] = facts_frame.result()
     if not records:
-        del documents, norm, resolved
-        claims = ()
-        rec = replace(rec, name_claims=())
-    frames["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
-    frames["facts"] = _facts_frame(rec.facts)
-    if not records:
-        rec = replace(rec, facts=())
-    frames["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
-    frames["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
-    frames["diagnostics"] = frame(
-        _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
-    )
-    frames["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
+        rec = replace(rec, facts=(), name_claims=())
+    order = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
+    frames = {name: made.pop(name) for name in order}
     lap("tables")
     saving.close()
     if cache:
