@@ -23,7 +23,12 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
+    decide,
+    divide,
+    finish,
+    merge,
     name_vcpus_hold,
+    plan,
     reconcile,
 )
 from tests.conftest import SOURCES
@@ -274,6 +279,44 @@ def evidence(shipped: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
     entries, _ = load_registry(SOURCES)
     sources = {d.path: classify(d, entries)[0] for d in shipped.documents}
     return [c for c in shipped.claims if c.method != NAME_CONVENTION], sources
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_entities_decided_in_parts_and_merged_are_the_whole(
+    evidence: tuple[list[Claim], dict[str, Source]], parts: int
+) -> None:
+    """A large build decides its entities in two processes (`divide`): each part decided and
+    finished apart, then merged, must be exactly what one reconcile of everything gives; the
+    misspelt name that aliases resolution suspects goes with the size it means."""
+    claims, sources = evidence
+    claims = [c for c in claims if c.method != SIBLING]
+    suspects = {"Standard_NC40rs_v2": ("Standard_ND40rs_v2", "one letter changed")}
+    claims.append(
+        replace(
+            next(c for c in claims if c.entity == "Standard_ND40rs_v2" and c.attribute == "memory_gib"),
+            claim_id="suspect-memory",
+            entity="Standard_NC40rs_v2",
+            value="670",
+            value_number=670.0,
+        )
+    )
+    whole = reconcile(claims, sources, suspects=suspects)
+    p = plan(claims, sources, suspects=suspects)
+    sets = divide(p, parts)
+    assert all(s for s in sets) and len(set().union(*sets)) == sum(len(s) for s in sets) == len(p.kinds)
+    holding = {entity: i for i, entities in enumerate(sets) for entity in entities}
+    assert holding["Standard_NC40rs_v2"] == holding["Standard_ND40rs_v2"]
+    families = {}
+    for entity in p.kinds:
+        if size := parse_size(entity):
+            assert families.setdefault((size.family, size.vcpus), holding[entity]) == holding[entity], entity
+    merged = merge(p, [finish(p, decide(p, entities), entities) for entities in sets])
+    assert merged.facts == whole.facts and len(whole.facts) > 1000
+    assert merged.conflicts == whole.conflicts and merged.links == whole.links
+    assert merged.checks == whole.checks and merged.name_claims == whole.name_claims
+    suspect = next(f for f in merged.facts if (f.entity, f.attribute) == ("Standard_NC40rs_v2", "memory_gib"))
+    assert suspect.reason.startswith("Standard_NC40rs_v2 most likely misspells Standard_ND40rs_v2")
+    assert "the linked official size Standard_ND40rs_v2 has 672 GiB" in suspect.reason
 
 
 def test_a_changed_official_value_that_newer_pages_contradict_loses(

@@ -14,7 +14,7 @@ import datetime as dt
 import hashlib
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter, itemgetter
 
@@ -105,6 +105,10 @@ class Reconciled:
     links: tuple[Link, ...]
     name_claims: tuple[Claim, ...]
     checks: Mapping[str, tuple[str, ...]]
+    checked_at: Mapping[str, int] = field(default_factory=dict)
+    """For each claim in `checks`, the place in the plan's order of the key whose checks it holds:
+    a series' claim is checked again for each size that inherits it, and the last key's checks
+    are the claim's, whichever part decided it (`merge`)."""
 
 
 @dataclass(slots=True)
@@ -226,16 +230,30 @@ def plan(
     )
 
 
-def decide(p: Plan) -> tuple[list[Conflict], dict[tuple[str, str], Claim], dict[str, tuple[str, ...]]]:
-    """Check and decide every key in the plan's order, into `p.facts`: the conflict rows (the
-    series' first), the strongest losing claim of each disputed key, and the checks each claim
-    failed. A key's checks read only facts of its own entity, decided before it (a count after
-    the model), and of its series (decided in `plan`)."""
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What `decide` found beside the facts it put in the plan: the conflict rows (the series'
+    first), the strongest losing claim of each disputed key, the checks each claim failed and
+    the place in the plan's order of the key they were found for (`Reconciled.checked_at`)."""
+
+    conflicts: list[Conflict]
+    rivals: dict[tuple[str, str], Claim]
+    checks: dict[str, tuple[str, ...]]
+    checked_at: dict[str, int]
+
+
+def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
+    """Check and decide every key in the plan's order (only those of `entities`, when given),
+    into `p.facts`. A key's checks read only facts of its own entity, decided before it (a
+    count after the model), and of its series (decided in `plan`)."""
     facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
-    conflicts = list(p.series_conflicts)
+    conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
     rivals: dict[tuple[str, str], Claim] = {}
     checks: dict[str, tuple[str, ...]] = {}
-    for key in p.keys:
+    checked_at: dict[str, int] = {}
+    for at, key in enumerate(p.keys):
+        if entities is not None and key[0] not in entities:
+            continue
         votes = by_key[key]
         _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
         fact, rows = _decide(key, p.kinds[key[0]], votes, official, tier, know, facts)
@@ -244,8 +262,47 @@ def decide(p: Plan) -> tuple[list[Conflict], dict[tuple[str, str], Claim], dict[
             conflicts.extend(rows)
             losing = next(r for r in rows if not r.won)
             rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing.claims)
-        checks.update((v.claim.claim_id, tuple(v.failed)) for v in votes if v.failed)
-    return conflicts, rivals, checks
+        for v in votes:
+            if v.failed:
+                checks[v.claim.claim_id] = tuple(v.failed)
+                checked_at[v.claim.claim_id] = at
+    return Decided(conflicts, rivals, checks, checked_at)
+
+
+def divide(p: Plan, parts: int) -> list[frozenset[str]]:
+    """The entities in `parts` sets that can be decided and finished apart (`decide`, `finish`),
+    of about as many keys each. What finishing one entity reads of others stays in its set: the
+    sizes of a family and vCPU count hold the official size an unverified one may be linked to
+    and a size's siblings, a suspect name goes with the size it most likely misspells, and the
+    series (decided in `plan`) are in the first."""
+    group: dict[str, str] = {}
+    for entity, kind in p.kinds.items():
+        size = parse_size(entity) if kind == "size" else None
+        group[entity] = f"{size.family} {size.vcpus}" if size else entity if kind == "size" else ""
+    joined: dict[str, str] = {}
+
+    def root(g: str) -> str:
+        while joined.get(g, g) != g:
+            g = joined[g]
+        return g
+
+    for name, (target, _) in p.suspects.items():
+        if name in group and target in group:
+            a, b = root(group[name]), root(group[target])
+            if a != b:
+                joined[max(a, b)] = min(a, b)  # "" (the series and the like) stays a root
+    keys: Counter[str] = Counter(root(group[entity]) for entity, _ in p.facts)
+    keys.update(root(group[entity]) for entity, _ in p.keys)
+    load = [0] * parts
+    where = {"": 0}
+    load[0] = keys.pop("", 0)
+    for g, n in sorted(keys.items(), key=lambda item: (-item[1], item[0])):
+        where[g] = i = min(range(parts), key=lambda k: (load[k], k))
+        load[i] += n
+    members: list[set[str]] = [set() for _ in range(parts)]
+    for entity, g in group.items():
+        members[where.get(root(g), 0)].add(entity)
+    return [frozenset(m) for m in members]
 
 
 def reconcile(
@@ -267,27 +324,30 @@ def reconcile(
     checked and decided), `finish` (staleness, links, confidences).
     """
     p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, suspects=suspects)
-    return finish(p, *decide(p))
+    return finish(p, decide(p))
 
 
-def finish(
-    p: Plan,
-    conflicts: list[Conflict],
-    rivals: Mapping[tuple[str, str], Claim],
-    checks: Mapping[str, tuple[str, ...]],
-) -> Reconciled:
-    """The facts, conflicts and links once every key is decided."""
+def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) -> Reconciled:
+    """The facts, conflicts and links once every key (of `entities`, when given, as `decide`
+    was given them) is decided."""
     claims, sources, know, facts, suspects = p.claims, p.sources, p.know, p.facts, p.suspects
+    conflicts, rivals = decided.conflicts, decided.rivals
+
+    def ours(entity: str) -> bool:
+        return entities is None or entity in entities
+
     # A suspect name is linked to the size it most likely means, not to the nearest by letters.
-    links = [lk for lk in _links(p.kinds, p.official, facts) if lk.entity not in suspects]
-    links = sorted(links + [Link(e, *suspects[e]) for e in suspects if e in p.kinds], key=lambda lk: lk.entity)
-    ordered = sorted(facts)
+    links = [lk for lk in _links(p.kinds, p.official, facts, ours) if lk.entity not in suspects]
+    links = sorted(
+        links + [Link(e, *suspects[e]) for e in suspects if e in p.kinds and ours(e)], key=lambda lk: lk.entity
+    )
+    ordered = sorted(key for key in facts if ours(key[0]))
     conflicts.extend(_link_conflicts(links, facts, ordered, p.by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
     for c in claims:
         when = sources[c.document].as_of
-        if when and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
+        if when and ours(c.entity) and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
     siblings = _sibling_index(ordered, facts)
@@ -323,8 +383,33 @@ def finish(
         # is all that the later keys read, and the two are not held at once.
         facts[key] = fact = _finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules, confidences)
         final.append(fact)
-    conflicts.sort(key=lambda c: (c.entity, c.attribute, not c.won, c.value))
-    return Reconciled(tuple(final), tuple(conflicts), tuple(links), tuple(p.name_claims), checks)
+    conflicts.sort(key=_conflict_order)
+    name_claims = tuple(p.name_claims) if entities is None else ()  # a part's are added by `merge`
+    return Reconciled(tuple(final), tuple(conflicts), tuple(links), name_claims, decided.checks, decided.checked_at)
+
+
+def _conflict_order(c: Conflict) -> tuple[str, str, bool, str]:
+    return (c.entity, c.attribute, not c.won, c.value)
+
+
+def merge(p: Plan, parts: Sequence[Reconciled]) -> Reconciled:
+    """Parts of `p` finished apart (`divide`) as one: each sequence in the order `finish` gives
+    it, and a claim checked in two parts with the checks of the later key."""
+    checks: dict[str, tuple[str, ...]] = {}
+    checked_at: dict[str, int] = {}
+    for part in parts:
+        for claim, failed in part.checks.items():
+            at = part.checked_at.get(claim, -1)
+            if claim not in checks or at > checked_at[claim]:
+                checks[claim], checked_at[claim] = failed, at
+    return Reconciled(
+        tuple(sorted((f for part in parts for f in part.facts), key=lambda f: (f.entity, f.attribute))),
+        tuple(sorted((c for part in parts for c in part.conflicts), key=_conflict_order)),
+        tuple(sorted((lk for part in parts for lk in part.links), key=lambda lk: lk.entity)),
+        tuple(p.name_claims),
+        checks,
+        checked_at,
+    )
 
 
 def _unit(unit: str | None) -> str:
@@ -1132,15 +1217,20 @@ def _sibling_index(
 # ------------------------------------------------------------------------------- links
 
 
-def _links(kinds: Mapping[str, str], official: set[str], facts: Mapping[tuple[str, str], Fact]) -> list[Link]:
-    """Tie each unverified size to the official size of the same family and vCPU count
-    whose name adds the fewest feature letters; the evidence says what else agrees."""
+def _links(
+    kinds: Mapping[str, str],
+    official: set[str],
+    facts: Mapping[tuple[str, str], Fact],
+    ours: Callable[[str], bool] = lambda entity: True,
+) -> list[Link]:
+    """Tie each unverified size (of those `ours` accepts) to the official size of the same family
+    and vCPU count whose name adds the fewest feature letters; the evidence says what else agrees."""
     officials: dict[tuple[str, int], list[SizeName]] = defaultdict(list)
     for e in sorted(official):
         if kinds.get(e) == "size" and (p := parse_size(e)):
             officials[(p.family, p.vcpus)].append(p)
     links = []
-    for entity in sorted(e for e, k in kinds.items() if k == "size" and e not in official):
+    for entity in sorted(e for e, k in kinds.items() if k == "size" and e not in official and ours(e)):
         size = parse_size(entity)
         if size is None:
             continue
