@@ -20,7 +20,8 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from operator import attrgetter
+from functools import partial
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,13 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
+    Plan,
     Reconciled,
+    decide,
+    divide,
+    finish,
+    merge,
+    plan,
     reconcile,
 )
 from pipeline.sync import LOCK_FILE, Locked, permalinks
@@ -239,7 +246,8 @@ def _unchanged(out: Path, key: str) -> BuildResult | None:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as f:  # read in blocks: a large table's CSV is hundreds of MB
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 @collector_paused()
@@ -350,46 +358,68 @@ def _compute(
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
     # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
     # decision reconciled in 17.9 s, one deciding all in 16.7 s).
-    rec = reconcile(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects)
-    lap("reconcile")
+    planned = plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects)
+    claims = tuple(sorted((*resolved, *planned.name_claims), key=_claim_order))
+    prices = _price_rows(norm.prices, sources_by_doc)
+
+    def part(p: Plan, entities: frozenset[str] | None) -> _Part:
+        rec = finish(p, decide(p, entities), entities)
+        return _Part(
+            rec if records else replace(rec, facts=()),
+            _facts_frame(rec.facts),
+            _vm_size_rows(claims, rec, sources_by_doc, prices),
+            _series_members(rec.facts),
+        )
+
+    # The entities are decided in two parts, the second on the second core, each with the
+    # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
+    # decided them and only their table travels.
+    if split:
+        mine, theirs = divide(planned, 2)
+        with beside(partial(part, planned, theirs), parallel=True, what="deciding half of the entities") as other:
+            ours = part(planned, mine)
+            # While the other part is finished: the claims' table, but for the checks they fail.
+            claims_table = _claims_frame(claims)
+        parts = [ours, other.result()]
+    else:
+        parts = [part(planned, None)]
+        claims_table = _claims_frame(claims)
+    rec = merge(planned, [x.rec for x in parts])
+    del planned
+    lap("reconcile, with the facts and claims tables")
     labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
     lap("calibration labels")
-    # The facts' table, the largest, is made on the second core while this one makes the others.
+    sizes = sorted((row for x in parts for row in x.sizes), key=itemgetter("size"))
+    built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
+    diagnostics.extend(_not_built(norm.mentions, built, [m for x in parts for m in x.members]))
+    diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
+    result = BuildResult(
+        documents=tuple(documents) if records else (),
+        claims=claims if records else (),
+        diagnostics=tuple(diagnostics),
+        facts=rec.facts,
+        conflicts=rec.conflicts if records else (),
+        links=rec.links if records else (),
+        labels=tuple(labels),
+    )
     # When the caller does not keep the records, those a table was made from are let go as
     # soon as it is made.
     cols = schema.tables()
-    made: dict[str, Any] = {}
-    with beside(lambda: _facts_frame(rec.facts), parallel=split, what="making of the facts table") as facts_frame:
-        claims = tuple(sorted((*resolved, *rec.name_claims), key=_claim_order))
-        prices = _price_rows(norm.prices, sources_by_doc)
-        sizes = _vm_size_rows(claims, rec, sources_by_doc, prices)
-        built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
-        diagnostics.extend(_not_built(norm.mentions, built, rec.facts))
-        diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
-        result = BuildResult(
-            documents=tuple(documents) if records else (),
-            claims=claims if records else (),
-            diagnostics=tuple(diagnostics),
-            facts=rec.facts if records else (),
-            conflicts=rec.conflicts if records else (),
-            links=rec.links if records else (),
-            labels=tuple(labels),
-        )
-        made["documents"] = _documents_frame(documents, subjects, claims, sources_by_doc, upstream)
-        made["claims"] = _claims_frame(claims, rec.checks)
-        if not records:
-            del documents, norm, resolved
-            claims = ()
-        made["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
-        made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
-        made["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
-        made["diagnostics"] = frame(
-            _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
-        )
-        made["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
-    made["facts"] = facts_frame.result()
+    made = {"facts": _in_order([x.facts for x in parts], ["entity", "attribute"])}
+    del parts
+    made["documents"] = _documents_frame(documents, subjects, claims, sources_by_doc, upstream)
+    claims_table["checks_failed"] = _checks_column(claims, rec.checks)
+    made["claims"] = claims_table
     if not records:
-        rec = replace(rec, facts=(), name_claims=())
+        del documents, norm, resolved
+        claims = ()
+    made["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
+    made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
+    made["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
+    made["diagnostics"] = frame(
+        _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
+    )
+    made["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
     order = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
     frames = {name: made.pop(name) for name in order}
     lap("tables")
@@ -501,14 +531,57 @@ def find_copies(
     return copies, diagnostics
 
 
-def _not_built(mentions: Sequence[Mention], built: set[str], facts: Sequence[Fact]) -> list[Diagnostic]:
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """What a part of the entities (`divide`) gives the tables, made where it was decided."""
+
+    rec: Reconciled
+    """Its facts only when the caller keeps the records: else they are in `facts`."""
+    facts: Any
+    """The rows of the facts table, as a DataFrame."""
+    sizes: list[dict[str, Any]]
+    """Its rows of vm_sizes."""
+    members: list[tuple[str, str]]
+    """(size, series) for each size whose series is known (`_not_built`)."""
+
+
+def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
+    return [
+        (f.entity, f.value_text) for f in facts if f.entity_kind == "size" and f.attribute == "series" and f.value_text
+    ]
+
+
+def _in_order(parts: Sequence[Any], by: list[str]) -> Any:
+    """The rows of frames with the same columns as one frame sorted by the `by` columns (text,
+    compared as Python compares it); each part is already in that order. Made a column at a
+    time, each part's column let go once it is in the whole: the parts are not copied at once."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(parts) == 1:
+        return parts[0]
+    keys = pa.table({name: pa.chunked_array([pa.array(part[name].array) for part in parts]) for name in by})
+    order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
+    del keys
+    columns = list(parts[0].columns)
+    whole: dict[str, Any] = {}
+    for name in columns:
+        joined = pd.concat([part[name] for part in parts], ignore_index=True)
+        whole[name] = joined.take(order).reset_index(drop=True)
+        del joined
+        for part in parts:
+            del part[name]
+    return pd.DataFrame(whole, columns=columns)
+
+
+def _not_built(mentions: Sequence[Mention], built: set[str], series_of: Iterable[tuple[str, str]]) -> list[Diagnostic]:
     """A table row whose first cell names a size that is not a row of vm_sizes: said once per
     row, with why, so that no size is dropped in silence. A row that names a series where a
-    size belongs says which sizes it most likely means."""
+    size belongs says which sizes it most likely means; `series_of` are (size, its series)."""
     members: dict[str, list[str]] = defaultdict(list)
-    for f in facts:
-        if f.entity_kind == "size" and f.attribute == "series" and f.value_text:
-            members[series_key(f.value_text)].append(f.entity)
+    for size, series in series_of:
+        members[series_key(series)].append(size)
     out = []
     for m in mentions:
         key = series_key(m.written) if m.size is None else None
@@ -729,11 +802,16 @@ def _documents_frame(
     return frame(by_column(rows, cols), cols)
 
 
-def _claims_frame(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
-    cols = schema.CLAIMS
-    data = _columns(claims, Claim, cols)
-    data["checks_failed"] = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
-    return frame(data, cols, len(claims))
+def _claims_frame(claims: Sequence[Claim]) -> Any:
+    """The claims table but for its `checks_failed` column (`_checks_column`), which only
+    deciding every entity tells."""
+    return frame(_columns(claims, Claim, schema.CLAIMS), schema.CLAIMS, len(claims))
+
+
+def _checks_column(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
+    (column,) = (c for c in schema.CLAIMS if c.name == "checks_failed")
+    failed = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
+    return frame({column.name: failed}, [column], len(claims))[column.name]
 
 
 def _facts_frame(facts: Sequence[Fact]) -> Any:
