@@ -105,7 +105,7 @@ class Reconciled:
     links: tuple[Link, ...]
     name_claims: tuple[Claim, ...]
     checks: Mapping[str, tuple[str, ...]]
-    checked_at: Mapping[str, int] = field(default_factory=dict)
+    checked_at: Mapping[str, tuple[int, tuple[str, str]]] = field(default_factory=dict)
     """For each claim in `checks`, the place in the plan's order of the key whose checks it holds:
     a series' claim is checked again for each size that inherits it, and the last key's checks
     are the claim's, whichever part decided it (`merge`)."""
@@ -166,11 +166,15 @@ class Plan:
     suspects: Mapping[str, tuple[str, str]]
     official: set[str]
     by_key: dict[tuple[str, str], list[_Vote]]
+    """The votes of the keys every part reads (a series' values, a size's series), from `plan`;
+    `decide` adds those of the keys it decides."""
     kinds: dict[str, str]
     facts: dict[tuple[str, str], Fact]
     series_conflicts: list[Conflict]
-    keys: list[tuple[str, str]]
-    """Every key but the series', in the order they are decided (`decide`)."""
+    rest: list[Claim]
+    """The claims (the name's among them) of every other key, which `decide` turns into votes."""
+    inheritable: dict[str, list[_Vote]]
+    """For each series, the votes its sizes inherit (`_inheritable`)."""
 
 
 def plan(
@@ -194,10 +198,16 @@ def plan(
     official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE} - set(suspects)
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
+    rest: list[Claim] = []
     for c in [*claims, *name_claims]:
         kinds[c.entity] = c.entity_kind
-        if c.entity_kind == "series" or not c.is_range:
+        if c.entity_kind == "series":
             by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
+        elif not c.is_range:
+            if c.attribute == "series":
+                by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
+            else:
+                rest.append(c)
     facts: dict[tuple[str, str], Fact] = {}
     conflicts: list[Conflict] = []
     # Series membership first: inheritance needs to know which series a size is in.
@@ -205,11 +215,6 @@ def plan(
         fact, rows = _decide(key, kinds[key[0]], by_key[key], official, tier, know, facts)
         facts[key] = fact
         conflicts.extend(rows)
-    _inherit(by_key, kinds, facts, official, tier, sources)
-    # Models first, then counts, then memory: the count check reads the model, the memory
-    # checks read both.
-    order = {"vcpus": 0, "gpu_model": 0, "gpu_count": 1, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
-    keys = sorted((k for k in by_key if k[1] != "series"), key=lambda k: (order.get(k[1], 1), k))
     return Plan(
         claims=claims,
         sources=sources,
@@ -226,8 +231,36 @@ def plan(
         kinds=kinds,
         facts=facts,
         series_conflicts=conflicts,
-        keys=keys,
+        rest=rest,
+        inheritable=_inheritable(by_key, kinds),
     )
+
+
+_ORDER = {"vcpus": 0, "gpu_model": 0, "gpu_count": 1, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
+"""Models first, then counts, then memory: the count check reads the model, the memory checks
+read both; the rest between."""
+
+
+def _decide_order(key: tuple[str, str]) -> tuple[int, tuple[str, str]]:
+    """Where a key is decided: `decide` takes its keys in this order."""
+    return (_ORDER.get(key[1], 1), key)
+
+
+def _votes(p: Plan, entities: Container[str] | None) -> list[tuple[str, str]]:
+    """The votes of the keys of `entities` (every entity's, without), the series' values among
+    them where a size inherits them (`_inherit`), into `p.by_key`; the keys, in their order."""
+    mine: set[tuple[str, str]] = set()
+    for c in p.rest:
+        if entities is None or c.entity in entities:
+            key = (c.entity, c.attribute)
+            p.by_key[key].append(_vote(c, p.sources, p.tier))
+            mine.add(key)
+    mine.update(_inherit(p, entities))
+    # A series' own values (its membership aside, decided in `plan`) are decided with its part.
+    for key in p.by_key:
+        if key[1] != "series" and p.kinds[key[0]] == "series" and (entities is None or key[0] in entities):
+            mine.add(key)
+    return sorted(mine, key=_decide_order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +272,7 @@ class Decided:
     conflicts: list[Conflict]
     rivals: dict[tuple[str, str], Claim]
     checks: dict[str, tuple[str, ...]]
-    checked_at: dict[str, int]
+    checked_at: dict[str, tuple[int, tuple[str, str]]]
 
 
 def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
@@ -250,10 +283,8 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
     rivals: dict[tuple[str, str], Claim] = {}
     checks: dict[str, tuple[str, ...]] = {}
-    checked_at: dict[str, int] = {}
-    for at, key in enumerate(p.keys):
-        if entities is not None and key[0] not in entities:
-            continue
+    checked_at: dict[str, tuple[int, tuple[str, str]]] = {}
+    for key in _votes(p, entities):
         votes = by_key[key]
         _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
         fact, rows = _decide(key, p.kinds[key[0]], votes, official, tier, know, facts)
@@ -265,7 +296,7 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
         for v in votes:
             if v.failed:
                 checks[v.claim.claim_id] = tuple(v.failed)
-                checked_at[v.claim.claim_id] = at
+                checked_at[v.claim.claim_id] = _decide_order(key)
     return Decided(conflicts, rivals, checks, checked_at)
 
 
@@ -291,8 +322,12 @@ def divide(p: Plan, parts: int) -> list[frozenset[str]]:
             a, b = root(group[name]), root(group[target])
             if a != b:
                 joined[max(a, b)] = min(a, b)  # "" (the series and the like) stays a root
-    keys: Counter[str] = Counter(root(group[entity]) for entity, _ in p.facts)
-    keys.update(root(group[entity]) for entity, _ in p.keys)
+    # The work of a group: its claims (a series' are in `by_key`) and the votes its sizes inherit.
+    keys: Counter[str] = Counter(root(group[c.entity]) for c in p.rest)
+    keys[""] += sum(len(votes) for (entity, _), votes in p.by_key.items() if p.kinds[entity] == "series")
+    for (entity, attribute), fact in p.facts.items():
+        inherits = attribute == "series" and entity in p.official and fact.value_text
+        keys[root(group[entity])] += 1 + (len(p.inheritable.get(fact.value_text or "", ())) if inherits else 0)
     load = [0] * parts
     where = {"": 0}
     load[0] = keys.pop("", 0)
@@ -396,10 +431,10 @@ def merge(p: Plan, parts: Sequence[Reconciled]) -> Reconciled:
     """Parts of `p` finished apart (`divide`) as one: each sequence in the order `finish` gives
     it, and a claim checked in two parts with the checks of the later key."""
     checks: dict[str, tuple[str, ...]] = {}
-    checked_at: dict[str, int] = {}
+    checked_at: dict[str, tuple[int, tuple[str, str]]] = {}
     for part in parts:
         for claim, failed in part.checks.items():
-            at = part.checked_at.get(claim, -1)
+            at = part.checked_at[claim]
             if claim not in checks or at > checked_at[claim]:
                 checks[claim], checked_at[claim] = failed, at
     return Reconciled(
@@ -694,40 +729,44 @@ def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> lis
 # ------------------------------------------------------------------------- inheritance
 
 
-def _inherit(
-    by_key: dict[tuple[str, str], list[_Vote]],
-    kinds: Mapping[str, str],
-    facts: Mapping[tuple[str, str], Fact],
-    official: set[str],
-    tier: Mapping[str, Tier],
-    sources: Mapping[str, Source],
-) -> None:
-    """Series-level values are evidence about each size of the series.
+def _inheritable(by_key: Mapping[tuple[str, str], list[_Vote]], kinds: Mapping[str, str]) -> dict[str, list[_Vote]]:
+    """For each series, the votes a size of it inherits (`_inherit`), taken before any check
+    lowers a series' own votes: the parts of a build (`divide`) decide in any order."""
+    votes: dict[str, list[_Vote]] = defaultdict(list)
+    for series, attribute in sorted(k for k in by_key if kinds[k[0]] == "series" and k[1] != "series"):
+        for v in by_key[(series, attribute)]:
+            if not v.claim.is_range:
+                votes[series].append(
+                    _Vote(
+                        v.claim, v.source_kind, v.weight * INHERIT_FACTOR, v.as_of, inherited_from=series, voice=v.voice
+                    )
+                )
+    return votes
+
+
+def _inherit(p: Plan, entities: Container[str] | None = None) -> set[tuple[str, str]]:
+    """Series-level values are evidence about each size of the series (of `entities`, when
+    given); the keys that got such votes.
 
     They count a little less than the size's own statements, so a size-level claim of the
     same tier says otherwise and wins (and the disagreement is recorded as a conflict);
     where the size states nothing, the series value is the size's value, marked inherited.
     Only sizes an official document names inherit: an unverified size is kept apart.
     """
-    series_attrs: dict[str, set[str]] = defaultdict(set)
-    for entity, attribute in by_key:
-        if kinds[entity] == "series":
-            series_attrs[entity].add(attribute)
-    for (size, attribute), fact in list(facts.items()):
-        if attribute != "series" or kinds.get(size) != "size" or size not in official or not fact.value_text:
+    touched: set[tuple[str, str]] = set()
+    for (size, attribute), fact in list(p.facts.items()):
+        if attribute != "series" or p.kinds.get(size) != "size" or size not in p.official or not fact.value_text:
             continue
-        series = fact.value_text
-        for attr in sorted(series_attrs.get(series, ())):
-            if attr == "series":
-                continue
-            for v in by_key[(series, attr)]:
-                if v.claim.is_range:
-                    continue
-                by_key[(size, attr)].append(
-                    _Vote(
-                        v.claim, v.source_kind, v.weight * INHERIT_FACTOR, v.as_of, inherited_from=series, voice=v.voice
-                    )
-                )
+        if entities is not None and size not in entities:
+            continue
+        for v in p.inheritable.get(fact.value_text, ()):
+            key = (size, v.claim.attribute)
+            # Each size's own copy: the checks lower the weight of the votes of one key.
+            p.by_key[key].append(
+                _Vote(v.claim, v.source_kind, v.weight, v.as_of, inherited_from=v.inherited_from, voice=v.voice)
+            )
+            touched.add(key)
+    return touched
 
 
 # ------------------------------------------------------------------------- the checks
