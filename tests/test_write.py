@@ -78,6 +78,18 @@ def test_rows_across_batches_and_slices_keep_their_order(tmp_path: Path, monkeyp
     assert _csv_text(table, tmp_path).splitlines() == ["size,vcpus"] + [f"{sizes[n]},{n}" for n in range(2, 9)]
 
 
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()], ids=["string", "large_string"])
+def test_a_batch_is_quoted_by_its_own_values_not_its_neighbours(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: pa.DataType
+) -> None:
+    """A batch whose values hold no comma, quote or line break is written without matching
+    each value; the scan that says so reads only the batch's own characters."""
+    monkeypatch.setattr(write, "CSV_BATCH_ROWS", 2)
+    values = ["ND40rs_v2", "NC6", 'the "v2"', "8 x V100, 32 GiB", "NC6", None, "a\nb"]
+    table = pa.table({"text": pa.array(values, kind)}).slice(1, 6)
+    assert _csv_text(table, tmp_path) == 'text\nNC6\n"the ""v2"""\n"8 x V100, 32 GiB"\nNC6\n\n"a\nb"\n'
+
+
 def _python_field(value: Any) -> Any:
     """What the CSV holds for `value`, as Python's csv module is given it."""
     if isinstance(value, float):

@@ -12,6 +12,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 from pathlib import Path
@@ -104,6 +105,7 @@ CSV_BATCH_ROWS = 1 << 14
 """Rows turned into CSV text at a time: the text of one batch is all that is held at once."""
 
 _NEEDS_QUOTES = r'[",\r\n]'
+_QUOTED_BYTES = re.compile(_NEEDS_QUOTES.encode())
 
 
 def write_csv(table: pa.Table, path: Path) -> None:
@@ -134,8 +136,12 @@ def _csv_cells(column: pa.Array) -> pa.Array:
     kind = column.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         text = pc.fill_null(column, "")
-        quoted = pc.binary_join_element_wise('"', pc.replace_substring(text, '"', '""'), '"', "")
-        text = pc.if_else(pc.match_substring_regex(text, _NEEDS_QUOTES), quoted, text)
+        # Most columns hold no comma, quote or line break at all: one scan of their characters
+        # says so, and only the others are matched value by value.
+        if _QUOTED_BYTES.search(_string_bytes(text)):
+            mark, nothing = pa.scalar('"', text.type), pa.scalar("", text.type)
+            quoted = pc.binary_join_element_wise(mark, pc.replace_substring(text, '"', '""'), mark, nothing)
+            text = pc.if_else(pc.match_substring_regex(text, _NEEDS_QUOTES), quoted, text)
     elif pa.types.is_boolean(kind):
         text = pc.if_else(column, "True", "False")
     elif pa.types.is_floating(kind):
@@ -150,11 +156,16 @@ def _csv_cells(column: pa.Array) -> pa.Array:
 
 
 def _string_bytes(lines: pa.Array) -> memoryview:
-    """The characters of a large_string array without nulls, end to end: its data buffer
-    between the first and the last offset (64-bit, one more than the values)."""
-    offsets = memoryview(lines.buffers()[1]).cast("q")
-    start, end = offsets[lines.offset], offsets[lines.offset + len(lines)]
-    return memoryview(lines.buffers()[2])[start:end]
+    """The characters of a string or large_string array without nulls, end to end: its data
+    buffer between the first and the last offset (one more offset than values)."""
+    import pyarrow as pa
+
+    offsets, data = lines.buffers()[1:3]
+    if data is None:  # no characters at all
+        return memoryview(b"")
+    wide = memoryview(offsets).cast("q" if pa.types.is_large_string(lines.type) else "i")
+    start, end = wide[lines.offset], wide[lines.offset + len(lines)]
+    return memoryview(data)[start:end]
 
 
 def _float_text(value: float) -> str:
