@@ -144,9 +144,15 @@ class Phrase:
     parser: str
     needs: tuple[str, ...] = ()
     """Lowercase words of which the pattern cannot match without one; empty: always search."""
+    _needed: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # One search for any of the words: running text is tried against every phrase.
+        needed = re.compile("|".join(map(re.escape, self.needs))) if self.needs else None
+        object.__setattr__(self, "_needed", needed)
 
     def may_match(self, lowered: str) -> bool:
-        return not self.needs or any(word in lowered for word in self.needs)
+        return self._needed is None or self._needed.search(lowered) is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -348,7 +348,7 @@ def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[s
 
 
 def _claim_id(*parts: object) -> str:
-    return hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha1("\x1f".join(map(str, parts)).encode("utf-8")).hexdigest()[:16]
 
 
 def _emit(ctx: _Context, st: Statement, entity: str, kind: EntityKind, v: _Value, n: int = 0) -> None:
