@@ -304,7 +304,7 @@ def test_entities_decided_in_parts_and_merged_are_the_whole(
     )
     whole = reconcile(claims, sources, suspects=suspects)
     p = plan(claims, sources, suspects=suspects)
-    sets = divide(p, parts)
+    sets = divide(p, [1 / parts] * parts)
     assert all(s for s in sets) and len(set().union(*sets)) == sum(len(s) for s in sets) == len(p.kinds)
     holding = {entity: i for i, entities in enumerate(sets) for entity in entities}
     assert holding["Standard_NC40rs_v2"] == holding["Standard_ND40rs_v2"]

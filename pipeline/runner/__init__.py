@@ -375,7 +375,7 @@ def _compute(
     # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
     # decided them and only their table travels.
     if split:
-        mine, theirs = divide(planned, 2)
+        mine, theirs = divide(planned, (RECONCILE_SHARE, 1 - RECONCILE_SHARE))
         with beside(partial(part, planned, theirs), parallel=True, what="deciding half of the entities") as other:
             ours = part(planned, mine)
             # While the other part is finished: the claims' table, but for the checks they fail.
@@ -429,6 +429,10 @@ def _compute(
     result = replace(result, tables={k: len(v) for k, v in frames.items()})
     return result, frames
 
+
+RECONCILE_SHARE = 0.46
+"""Share of the entities the build process decides when a forked one decides the others: it
+also makes the claims table meanwhile, and the forked one sends its tables back."""
 
 COPY_SHARE = 0.8
 """Share of the smaller document's table values another document must repeat to be its copy."""

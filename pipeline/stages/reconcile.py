@@ -300,9 +300,9 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     return Decided(conflicts, rivals, checks, checked_at)
 
 
-def divide(p: Plan, parts: int) -> list[frozenset[str]]:
-    """The entities in `parts` sets that can be decided and finished apart (`decide`, `finish`),
-    of about as many keys each. What finishing one entity reads of others stays in its set: the
+def divide(p: Plan, shares: Sequence[float]) -> list[frozenset[str]]:
+    """The entities in one set per share that can be decided and finished apart (`decide`,
+    `finish`), each with about its share of the keys. What finishing one entity reads of others stays in its set: the
     sizes of a family and vCPU count hold the official size an unverified one may be linked to
     and a size's siblings, a suspect name goes with the size it most likely misspells, and the
     series (decided in `plan`) are in the first."""
@@ -328,11 +328,12 @@ def divide(p: Plan, parts: int) -> list[frozenset[str]]:
     for (entity, attribute), fact in p.facts.items():
         inherits = attribute == "series" and entity in p.official and fact.value_text
         keys[root(group[entity])] += 1 + (len(p.inheritable.get(fact.value_text or "", ())) if inherits else 0)
+    parts = len(shares)
     load = [0] * parts
     where = {"": 0}
     load[0] = keys.pop("", 0)
     for g, n in sorted(keys.items(), key=lambda item: (-item[1], item[0])):
-        where[g] = i = min(range(parts), key=lambda k: (load[k], k))
+        where[g] = i = min(range(parts), key=lambda k: (load[k] / shares[k], k))
         load[i] += n
     members: list[set[str]] = [set() for _ in range(parts)]
     for entity, g in group.items():
