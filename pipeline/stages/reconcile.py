@@ -248,19 +248,24 @@ def _decide_order(key: tuple[str, str]) -> tuple[int, tuple[str, str]]:
 
 def _votes(p: Plan, entities: Container[str] | None) -> list[tuple[str, str]]:
     """The votes of the keys of `entities` (every entity's, without), the series' values among
-    them where a size inherits them (`_inherit`), into `p.by_key`; the keys, in their order."""
-    mine: set[tuple[str, str]] = set()
+    them where a size inherits them (`_inherit`), into `p.by_key`; the keys, in an order that
+    decides each key after those of its entity that its checks read (`_ORDER`). Keys of one rank
+    are in the order the claims give them: sorting them all cost a second at 10,000 documents."""
+    mine: dict[tuple[str, str], None] = {}
     for c in p.rest:
         if entities is None or c.entity in entities:
             key = (c.entity, c.attribute)
             p.by_key[key].append(_vote(c, p.sources, p.tier))
-            mine.add(key)
-    mine.update(_inherit(p, entities))
+            mine[key] = None
+    mine.update(dict.fromkeys(_inherit(p, entities)))
     # A series' own values (its membership aside, decided in `plan`) are decided with its part.
     for key in p.by_key:
         if key[1] != "series" and p.kinds[key[0]] == "series" and (entities is None or key[0] in entities):
-            mine.add(key)
-    return sorted(mine, key=_decide_order)
+            mine[key] = None
+    ranks: list[list[tuple[str, str]]] = [[] for _ in range(max(_ORDER.values()) + 1)]
+    for key in mine:
+        ranks[_ORDER.get(key[1], 1)].append(key)
+    return [key for rank in ranks for key in rank]
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,8 +300,11 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
             rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing.claims)
         for v in votes:
             if v.failed:
-                checks[v.claim.claim_id] = tuple(v.failed)
-                checked_at[v.claim.claim_id] = _decide_order(key)
+                # An inherited claim is checked for each size: the checks of the last key in
+                # the order `_decide_order` gives are the claim's, in whichever order they came.
+                at, claim = _decide_order(key), v.claim.claim_id
+                if claim not in checked_at or at > checked_at[claim]:
+                    checks[claim], checked_at[claim] = tuple(v.failed), at
     return Decided(conflicts, rivals, checks, checked_at)
 
 
@@ -745,7 +753,7 @@ def _inheritable(by_key: Mapping[tuple[str, str], list[_Vote]], kinds: Mapping[s
     return votes
 
 
-def _inherit(p: Plan, entities: Container[str] | None = None) -> set[tuple[str, str]]:
+def _inherit(p: Plan, entities: Container[str] | None = None) -> list[tuple[str, str]]:
     """Series-level values are evidence about each size of the series (of `entities`, when
     given); the keys that got such votes.
 
@@ -754,7 +762,7 @@ def _inherit(p: Plan, entities: Container[str] | None = None) -> set[tuple[str, 
     where the size states nothing, the series value is the size's value, marked inherited.
     Only sizes an official document names inherit: an unverified size is kept apart.
     """
-    touched: set[tuple[str, str]] = set()
+    touched: dict[tuple[str, str], None] = {}
     for (size, attribute), fact in list(p.facts.items()):
         if attribute != "series" or p.kinds.get(size) != "size" or size not in p.official or not fact.value_text:
             continue
@@ -766,8 +774,8 @@ def _inherit(p: Plan, entities: Container[str] | None = None) -> set[tuple[str, 
             p.by_key[key].append(
                 _Vote(v.claim, v.source_kind, v.weight, v.as_of, inherited_from=v.inherited_from, voice=v.voice)
             )
-            touched.add(key)
-    return touched
+            touched[key] = None
+    return list(touched)
 
 
 # ------------------------------------------------------------------------- the checks
