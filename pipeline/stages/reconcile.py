@@ -396,7 +396,7 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
     dates = {c.claim_id: sources[c.document].as_of for c in claims}
     siblings = _sibling_index(ordered, facts)
     final = []
-    confidences: dict[Evidence, tuple[Evidence, float]] = {}  # few distinct evidences among many facts
+    confidences: dict[tuple[object, ...], tuple[Evidence, float]] = {}  # few distinct among many facts
     for key in ordered:
         fact = facts[key]
         reason = fact.reason
@@ -473,7 +473,7 @@ def _finished(
     stale: bool,
     model: Model,
     rules: Mapping[tuple[str, str], float],
-    confidences: dict[Evidence, tuple[Evidence, float]],
+    confidences: dict[tuple[object, ...], tuple[Evidence, float]],
 ) -> Fact:
     """`replace(fact, reason=..., stale=...)` with its confidence from the evidence once staleness
     and the rules' measured agreement are known (both read the whole corpus, so that a decision
@@ -486,14 +486,19 @@ def _finished(
     if fact.evidence is not None:
         evidence = fact.evidence
         rule = rules.get((evidence.rule_of, fact.attribute), 0.0) if evidence.rule_of else 0.0
-        if evidence.stale != stale or evidence.rule != rule:
-            evidence = replace(evidence, stale=stale, rule=rule)
-            values[_EVIDENCE] = evidence
-        if (known := confidences.get(evidence)) is None:
-            known = confidences[evidence] = (evidence, model.confidence(evidence))
+        # Keyed by the values as a tuple, which hashes in C: hashing the record itself ran
+        # Python code for each of its fields, for every fact.
+        key = (_EVIDENCE_VALUES(evidence), stale, rule)
+        if (known := confidences.get(key)) is None:
+            if evidence.stale != stale or evidence.rule != rule:
+                evidence = replace(evidence, stale=stale, rule=rule)
+            known = confidences[key] = (evidence, model.confidence(evidence))
         # Equal evidence is one object: a build's facts hold few distinct ones.
         values[_EVIDENCE], values[_CONFIDENCE] = known
     return Fact(*values)
+
+
+_EVIDENCE_VALUES = attrgetter(*(f.name for f in fields(Evidence)))
 
 
 PROSE = ("paragraph", "bullet", "note")
