@@ -802,10 +802,13 @@ def _check(
     entity, attribute = key
     size = parse_size(entity)
     model_fact = facts.get((entity, "gpu_model"))
+    # What every vote of the key is set against, looked up once.
+    named = (size.constrained_vcpus or size.vcpus) if size and vcpus_hold else None
+    floor = know.attributes[attribute].min_per_vcpu if attribute in know.attributes else None
+    vcpus = facts.get((entity, "vcpus")) if floor else None
     for v in votes:
         c = v.claim
         failed: list[str] = []
-        named = (size.constrained_vcpus or size.vcpus) if size and vcpus_hold else None
         if (
             attribute == "vcpus"
             and c.value_number is not None
@@ -870,8 +873,6 @@ def _check(
                     f"gpu_total: {format_number(count)} x {format_number(per)} GiB is not "
                     f"{format_number(c.value_number)} GiB"
                 )
-        floor = know.attributes[attribute].min_per_vcpu if attribute in know.attributes else None
-        vcpus = facts.get((entity, "vcpus"))
         if floor and c.value_number is not None and vcpus and vcpus.value_number:
             per = c.value_number / vcpus.value_number
             if per < floor:
