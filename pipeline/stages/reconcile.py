@@ -107,7 +107,7 @@ class Reconciled:
     name_claims: tuple[Claim, ...]
     checks: Mapping[str, tuple[str, ...]]
     checked_at: Mapping[str, tuple[int, tuple[str, str]]] = field(default_factory=dict)
-    """For each claim in `checks`, the place in the plan's order of the key whose checks it holds:
+    """For each claim in `checks`, the place in the decide order of the key whose checks it holds:
     a series' claim is checked again for each size that inherits it, and the last key's checks
     are the claim's, whichever part decided it (`merge`)."""
 
@@ -273,7 +273,7 @@ def _votes(p: Plan, entities: Container[str] | None) -> list[tuple[str, str]]:
 class Decided:
     """What `decide` found beside the facts it put in the plan: the conflict rows (the series'
     first), the strongest losing claim of each disputed key, the checks each claim failed and
-    the place in the plan's order of the key they were found for (`Reconciled.checked_at`)."""
+    the place in the decide order of the key they were found for (`Reconciled.checked_at`)."""
 
     conflicts: list[Conflict]
     rivals: dict[tuple[str, str], Claim]
@@ -282,8 +282,8 @@ class Decided:
 
 
 def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
-    """Check and decide every key in the plan's order (only those of `entities`, when given),
-    into `p.facts`. A key's checks read only facts of its own entity, decided before it (a
+    """Check and decide every key (only those of `entities`, when given) into `p.facts`, rank
+    by rank (`_votes`). A key's checks read only facts of its own entity, decided before it (a
     count after the model), and of its series (decided in `plan`)."""
     facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
     conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
@@ -311,10 +311,10 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
 
 def divide(p: Plan, shares: Sequence[float]) -> list[frozenset[str]]:
     """The entities in one set per share that can be decided and finished apart (`decide`,
-    `finish`), each with about its share of the keys. What finishing one entity reads of others stays in its set: the
-    sizes of a family and vCPU count hold the official size an unverified one may be linked to
-    and a size's siblings, a suspect name goes with the size it most likely misspells, and the
-    series (decided in `plan`) are in the first."""
+    `finish`), each with about its share of the keys. What finishing one entity reads of others
+    stays in its set: the sizes of a family and vCPU count hold the official size an unverified
+    one may be linked to and a size's siblings, a suspect name goes with the size it most likely
+    misspells, and the series (decided in `plan`) are in the first."""
     group: dict[str, str] = {}
     for entity, kind in p.kinds.items():
         size = parse_size(entity) if kind == "size" else None
