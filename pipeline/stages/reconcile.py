@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import itertools
 import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
@@ -331,23 +332,32 @@ def divide(p: Plan, shares: Sequence[float]) -> list[frozenset[str]]:
             a, b = root(group[name]), root(group[target])
             if a != b:
                 joined[max(a, b)] = min(a, b)  # "" (the series and the like) stays a root
-    # The work of a group: its claims (a series' are in `by_key`) and the votes its sizes inherit.
-    keys: Counter[str] = Counter(root(group[c.entity]) for c in p.rest)
-    keys[""] += sum(len(votes) for (entity, _), votes in p.by_key.items() if p.kinds[entity] == "series")
+    # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits.
+    work: Counter[str] = Counter(c.entity for c in p.rest)
+    for (entity, _), votes in p.by_key.items():
+        if p.kinds[entity] == "series":
+            work[entity] += len(votes)
     for (entity, attribute), fact in p.facts.items():
         inherits = attribute == "series" and entity in p.official and fact.value_text
-        keys[root(group[entity])] += 1 + (len(p.inheritable.get(fact.value_text or "", ())) if inherits else 0)
-    parts = len(shares)
-    load = [0] * parts
-    where = {"": 0}
-    load[0] = keys.pop("", 0)
-    for g, n in sorted(keys.items(), key=lambda item: (-item[1], item[0])):
-        where[g] = i = min(range(parts), key=lambda k: (load[k] / shares[k], k))
-        load[i] += n
-    members: list[set[str]] = [set() for _ in range(parts)]
-    for entity, g in group.items():
-        members[where.get(root(g), 0)].add(entity)
-    return [frozenset(m) for m in members]
+        work[entity] += 1 + (len(p.inheritable.get(fact.value_text or "", ())) if inherits else 0)
+    # Each part is a run of entities in name order, cut where no group goes on past the cut: the
+    # facts tables of the parts then follow each other in the whole's order (`merge`).
+    ordered = sorted(p.kinds)
+    last = {root(group[entity]): i for i, entity in enumerate(ordered)}
+    cuts: list[tuple[int, int]] = []  # (entities before the cut, their work)
+    done, reach = 0, last.get("", -1)  # the first part holds the series
+    for i, entity in enumerate(ordered):
+        done += work[entity]
+        reach = max(reach, last[root(group[entity])])
+        if reach <= i:
+            cuts.append((i + 1, done))
+    bounds = [0]
+    for k in range(len(shares) - 1):
+        goal = done * sum(shares[: k + 1]) / sum(shares)
+        after = [cut for cut in cuts if cut[0] > bounds[-1]]
+        bounds.append(min(after, key=lambda cut: abs(cut[1] - goal))[0] if after else len(ordered))
+    bounds.append(len(ordered))
+    return [frozenset(ordered[a:b]) for a, b in itertools.pairwise(bounds)]
 
 
 def reconcile(
