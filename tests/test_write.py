@@ -178,3 +178,23 @@ def test_a_frame_of_iterators_given_its_rows_is_the_frame_of_lists() -> None:
     lazy = write.frame({"size": iter(sizes), "vcpus": (v for v in vcpus)}, columns, rows=2)
     pd.testing.assert_frame_equal(lazy, write.frame({"size": sizes, "vcpus": vcpus}, columns))
     assert lazy["note"].isna().tolist() == [True, True]
+
+
+def test_a_frame_joined_from_parts_writes_the_bytes_of_the_whole(tmp_path: Path) -> None:
+    """A large build joins the facts of two processes into one frame, whose text columns then
+    hold one Arrow chunk per part. Parquet's pages follow the chunks, so the table must be
+    written as one chunk per column: the bytes are those of the frame made whole."""
+    import pandas as pd
+
+    from pipeline.outputs.schema import Column
+
+    columns = [Column("entity", "string", "a size"), Column("gpus", "int", "GPUs")]
+    sizes = [f"Standard_ND{n}rs_v2 with a reason long enough to fill pages" for n in range(60_000)]
+    whole = write.frame({"entity": sizes, "gpus": [n % 9 for n in range(60_000)]}, columns)
+    joined = pd.concat([whole.iloc[:21_000], whole.iloc[21_000:]], ignore_index=True)
+    assert joined["entity"].array._pa_array.num_chunks == 2  # what a join of parts gives
+    for made, folder in ((whole, tmp_path / "whole"), (joined, tmp_path / "joined")):
+        folder.mkdir()
+        write.write_table(made, columns, "facts", folder)
+    for name in ("facts.parquet", "facts.csv"):
+        assert (tmp_path / "joined" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()

@@ -95,7 +95,9 @@ def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: 
     import pyarrow.parquet as pq
 
     schema = arrow_schema(columns, name)
-    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False)
+    # One chunk per column, however the frame was put together (the parts of a divided
+    # reconcile are joined): Parquet's pages follow the chunks, and the bytes must not.
+    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False).combine_chunks()
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), **(schema.metadata or {})})
     pq.write_table(table, folder / f"{name}.parquet", compression="zstd")
     write_csv(table, folder / f"{name}.csv")
