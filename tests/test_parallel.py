@@ -36,7 +36,8 @@ def test_the_function_sees_the_parents_data_and_its_answer_comes_back(parallel: 
     assert (tmp_path / "table.csv").read_text() == "written meanwhile\n"
 
 
-def test_a_table_comes_back_whole_its_columns_out_of_band() -> None:
+@pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])
+def test_a_table_comes_back_whole_its_columns_out_of_band(stream: bool) -> None:
     """A frame's Arrow and numpy buffers travel as their own messages (pickle protocol 5), so
     the frame the parent gets is made of the bytes it received; it must equal the one sent,
     text with nulls and non-ASCII, nullable integers and booleans alike."""
@@ -47,9 +48,25 @@ def test_a_table_comes_back_whole_its_columns_out_of_band() -> None:
 
     columns = [Column("size", "string", ""), Column("gpus", "int", ""), Column("ib", "bool", "")]
     data = {"size": ["Standard_ND40rs_v2", None, "NC6 \u2013 \u00e9"], "gpus": [8, None, 1], "ib": [True, None, False]}
-    with beside(lambda: frame(data, columns)) as made:
+    with beside(lambda: frame(data, columns), stream=stream) as made:
         pass
     pd.testing.assert_frame_equal(made.result(), frame(data, columns))
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])
+def test_an_answer_that_cannot_be_read_is_an_error_not_a_hang(stream: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading the answer fails (here: no memory for it). The build stops with an error that
+    names the work and says why, and the process still writing its answer is ended."""
+    from multiprocessing.connection import Connection
+
+    def no_memory(self: Connection, maxlength: int | None = None) -> bytes:
+        raise MemoryError("the answer does not fit")
+
+    monkeypatch.setattr(Connection, "recv_bytes", no_memory)
+    ended = "the process doing the sum ended without an answer"
+    with pytest.raises(RuntimeError, match=ended) as raised, beside(lambda: sum(range(10)), what="sum", stream=stream):
+        pass
+    assert isinstance(raised.value.__cause__, MemoryError)
 
 
 @pytest.mark.parametrize("parallel", [True, False])

@@ -45,12 +45,19 @@ def cores(workers: int | None) -> int:
 
 
 @contextlib.contextmanager
-def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") -> Iterator[Beside[T]]:
+def beside(
+    fn: Callable[[], T], *, parallel: bool = True, what: str = "work", stream: bool = False
+) -> Iterator[Beside[T]]:
     """Run `fn` in a forked process while the with block runs in this one; its return value
     (or its exception, raised here) is there when the block ends. A fork shares the parent's
     data without copying or pickling it, which is what makes a second core pay for work that
     only reads. Without fork, with `parallel` false, or when the fork fails, `fn` runs first,
-    in this process. `what` names the work in the error raised if the process dies."""
+    in this process. `what` names the work in the error raised if the process dies.
+
+    With `stream`, for a large answer (a table, many records), a thread reads it as it comes
+    (reading a pipe lets go of the GIL): the answer would otherwise wait in the pipe, its
+    process blocked, until the block ends. The block must then not fork, since a process
+    forked while another thread runs may deadlock."""
     handle: Beside[T] = Beside()
     child = None
     if parallel and "fork" in multiprocessing.get_all_start_methods():
@@ -73,21 +80,27 @@ def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") ->
         yield handle
         return
     answered = False
-    # The answer is read as it comes, by a thread (reading a pipe lets go of the GIL): a large
-    # answer waits in the pipe otherwise, its process blocked, until the block ends.
-    received: list[bytes] = []
+    received: list[bytes | BaseException] = []
     receiver = threading.Thread(target=_receive, args=(reader, received), daemon=True)
-    receiver.start()
     try:
+        if stream:
+            receiver.start()
         yield handle
-        receiver.join()
-        if not received:
+        if stream:
+            receiver.join()
+        else:
+            _receive(reader, received)
+        data = [part for part in received if isinstance(part, bytes)]
+        if not data or len(data) < len(received):
+            failure = next((part for part in received if isinstance(part, BaseException)), None)
+            if child.is_alive():  # it may be blocked writing what could not be read
+                child.terminate()
             child.join()
             raise RuntimeError(
                 f"the process doing the {what} ended without an answer (exit code {child.exitcode})"
-            ) from None
+            ) from failure
         try:
-            status, payload = pickle.loads(received[0], buffers=received[1:])
+            status, payload = pickle.loads(data[0], buffers=data[1:])
         except Exception as exc:  # it pickled but does not load: a programming fault, named here
             raise RuntimeError(f"the answer of the process doing the {what} could not be read: {exc!r}") from exc
         answered = True
@@ -98,17 +111,21 @@ def beside(fn: Callable[[], T], *, parallel: bool = True, what: str = "work") ->
         if not answered and child.is_alive():
             child.terminate()
         child.join()
-        receiver.join()
+        if receiver.ident is not None:  # started
+            receiver.join()
         reader.close()
 
 
-def _receive(reader: Connection, received: list[bytes]) -> None:
+def _receive(reader: Connection, received: list[bytes | BaseException]) -> None:
     """The answer's pickle, then its out-of-band buffers, into `received`; nothing if the
-    process ends before it has sent all of it."""
+    process ends before it has sent all of it, and what went wrong if reading failed."""
     try:
         count = int.from_bytes(reader.recv_bytes(), "little")
         parts = [reader.recv_bytes() for _ in range(count + 1)]
     except (EOFError, OSError):
+        return
+    except BaseException as exc:  # a thread's error is handed to the block's end
+        received.append(exc)
         return
     received.extend(parts)
 
