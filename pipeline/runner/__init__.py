@@ -376,11 +376,14 @@ def _compute(
     # decided them and only their table travels.
     if split:
         mine, theirs = divide(planned, (RECONCILE_SHARE, 1 - RECONCILE_SHARE))
-        with beside(partial(part, planned, theirs), parallel=True, what="deciding half of the entities") as other:
+        with beside(
+            partial(part, planned, theirs), parallel=True, what="deciding half of the entities", stream=True
+        ) as other:
             ours = part(planned, mine)
             # While the other part is finished: the claims' table, but for the checks they fail.
             claims_table = _claims_frame(claims)
         parts = [ours, other.result()]
+        del ours, other
     else:
         parts = [part(planned, None)]
         claims_table = _claims_frame(claims)
@@ -431,8 +434,9 @@ def _compute(
 
 
 RECONCILE_SHARE = 0.46
-"""Share of the entities the build process decides when a forked one decides the others: it
-also makes the claims table meanwhile, and the forked one sends its tables back."""
+"""Share of the work of deciding (the entities' claims and inherited votes, `divide`) that the
+build process takes when a forked one takes the rest: it also makes the claims table
+meanwhile, and the forked one sends its tables back."""
 
 COPY_SHARE = 0.8
 """Share of the smaller document's table values another document must repeat to be its copy."""
@@ -650,7 +654,7 @@ def run_normalize(
     # The build process keeps the larger part (`NORMALIZE_SHARE`).
     split = split and len(todo) * 4 >= len(extractions)
     kept = int(len(todo) * NORMALIZE_SHARE) if split else len(todo)
-    with beside(lambda: part(todo[kept:]), parallel=split, what="normalizing") as rest:
+    with beside(lambda: part(todo[kept:]), parallel=split, what="normalizing", stream=True) as rest:
         fresh = part(todo[:kept])
     fresh.update(rest.result())
     if memo is not None:

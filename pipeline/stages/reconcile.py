@@ -152,9 +152,10 @@ def _vote_key(v: _Vote) -> tuple[float, int, str]:
 
 @dataclass(slots=True)
 class Plan:
-    """What deciding reads, built once from all the claims (`plan`): each (entity, attribute)'s
-    votes, the series decided first, the order of the other keys, and the knowledge the checks
-    use. A key's checks read only facts of its own entity and of its series."""
+    """What deciding reads, built once from all the claims (`plan`): the votes every part reads
+    (a series' values, a size's series), each size's series decided, the other claims, and the
+    knowledge the checks use. A key's checks read only facts of its own entity and the votes of
+    its series. `decide` adds the votes of the keys it decides: a plan decides an entity once."""
 
     claims: Sequence[Claim]
     sources: Mapping[str, Source]
@@ -188,8 +189,9 @@ def plan(
     calibration_model: Model | None = None,
     suspects: Mapping[str, tuple[str, str]] | None = None,
 ) -> Plan:
-    """The votes of every (entity, attribute), with the rule-made claims (the size names, sibling
-    sizes) among them, the series decided and their values inherited by their sizes."""
+    """The shared part of deciding: the rule-made claims (the size names, sibling sizes), the
+    votes every part reads, each size's series decided, and what its sizes inherit from a
+    series (`_inheritable`); `decide` makes the votes of the other keys."""
     know = know or knowledge.load()
     tier = tiers()
     follows = name_vcpus_hold(claims, sources)
@@ -285,7 +287,7 @@ class Decided:
 def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     """Check and decide every key (only those of `entities`, when given) into `p.facts`, rank
     by rank (`_votes`). A key's checks read only facts of its own entity, decided before it (a
-    count after the model), and of its series (decided in `plan`)."""
+    count after the model, its series in `plan`), and the votes of its series (from `plan`)."""
     facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
     conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
     rivals: dict[tuple[str, str], Claim] = {}
@@ -375,8 +377,9 @@ def reconcile(
     document about the same entity is flagged stale: a newer page says nothing about it.
     `suspects` are size names that most likely misspell a known size (`pipeline.stages.aliases`):
     each is unverified, whoever names it, and linked to the size it most likely means.
-    In three steps: `plan` (every key's votes, the series decided), `decide` (every other key,
-    checked and decided), `finish` (staleness, links, confidences).
+    In three steps: `plan` (the shared votes, the series decided), `decide` (every other key's
+    votes, checked and decided), `finish` (staleness, links, confidences); `divide` and `merge`
+    let parts of the entities be decided and finished apart.
     """
     p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, suspects=suspects)
     return finish(p, decide(p))
@@ -1295,7 +1298,8 @@ def _sibling_match(
 def _sibling_index(
     ordered: Iterable[tuple[str, str]], facts: Mapping[tuple[str, str], Fact]
 ) -> dict[tuple[object, ...], list[tuple[str, float]]]:
-    """The numbers sizes have, by family, vCPUs, version and attribute; `ordered` is every key.
+    """The numbers sizes have, by family, vCPUs, version and attribute; `ordered` is every key
+    `finish` finishes.
     Only the entity and the number are kept, not the fact, which `finish` replaces."""
     index: dict[tuple[object, ...], list[tuple[str, float]]] = defaultdict(list)
     for key in ordered:
