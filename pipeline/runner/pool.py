@@ -81,12 +81,12 @@ def beside(
         return
     answered = False
     received: list[bytes | BaseException] = []
-    receiver = threading.Thread(target=_receive, args=(reader, received), daemon=True)
+    receiver = threading.Thread(target=_receive, args=(reader, received), daemon=True) if stream else None
     try:
-        if stream:
+        if receiver:
             receiver.start()
         yield handle
-        if stream:
+        if receiver:
             receiver.join()
         else:
             _receive(reader, received)
@@ -111,7 +111,7 @@ def beside(
         if not answered and child.is_alive():
             child.terminate()
         child.join()
-        if receiver.ident is not None:  # started
+        if receiver and receiver.ident is not None:  # started
             receiver.join()
         reader.close()
 

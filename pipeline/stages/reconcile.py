@@ -268,7 +268,7 @@ def _votes(p: Plan, entities: Container[str] | None) -> list[tuple[str, str]]:
             mine[key] = None
     ranks: list[list[tuple[str, str]]] = [[] for _ in range(max(_ORDER.values()) + 1)]
     for key in mine:
-        ranks[_ORDER.get(key[1], 1)].append(key)
+        ranks[_decide_order(key)[0]].append(key)
     return [key for rank in ranks for key in rank]
 
 
