@@ -65,7 +65,16 @@ def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
     return inputs, diagnostics
 
 
-SHAPING_DISTRIBUTIONS = ("markdown-it-py", "mdit-py-plugins", "PyYAML", "ftfy", "pandas", "pyarrow", "pandera")
+SHAPING_DISTRIBUTIONS = (
+    "markdown-it-py",
+    "markdown-it-pyrs",
+    "mdit-py-plugins",
+    "PyYAML",
+    "ftfy",
+    "pandas",
+    "pyarrow",
+    "pandera",
+)
 """Libraries whose version can change what a build writes (a parse, a CSV's bytes)."""
 
 

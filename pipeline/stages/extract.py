@@ -1,6 +1,6 @@
 """Stage 2: a `Document` becomes `Statement`s, each with the file line it stands on.
 
-markdown-it-py gives block tokens with line maps; this module walks them once, keeping
+`pipeline.stages.markdown` gives block tokens with line maps; this module walks them once, keeping
 the heading path (the section) and the series the page or heading is about, and turns
 tables, `key: value` lines, bullets, DocFX notes and includes into statements. Nothing
 here interprets values: that is the normalize stage's job.
@@ -13,14 +13,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from pipeline import knowledge
 from pipeline.knowledge.labels import normalize_label
 from pipeline.knowledge.names import parse_series, parse_size
 from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
 from pipeline.stages.catalog import extract_catalog, is_catalog
+from pipeline.stages.markdown import MAX_NESTING, REFERENCE, Token, tokenize
 from pipeline.stages.read import Limits
 
 _INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\s*\]", re.IGNORECASE)
@@ -31,6 +29,7 @@ _KEY_VALUE_RE = re.compile(r"^\s*(?P<key>[^:\n]{1,80}?)\s*:\s+(?P<value>\S.*?)\s
 _BR_RE = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
 _SUP_OPEN_RE = re.compile(r"^<sup>$", re.IGNORECASE)
 _SUP_CLOSE_RE = re.compile(r"^</sup>$", re.IGNORECASE)
+_SPACES = re.compile(r"[ \t\u00a0]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +40,6 @@ class Cell:
     parts: tuple[str, ...]
     footnotes: tuple[str, ...] = ()
     lines: tuple[tuple[int, str], ...] = ()
-
-
-def markdown() -> MarkdownIt:
-    """The parser every stage shares: CommonMark plus GFM tables and strikethrough."""
-    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-
-
-_MD = markdown()
 
 
 def plain_parts(children: Sequence[Token] | None) -> Cell:
@@ -65,7 +56,7 @@ def plain_parts(children: Sequence[Token] | None) -> Cell:
     in_sup = 0
 
     def end_line() -> None:
-        text = re.sub(r"[ \t\u00a0]+", " ", "".join(line)).strip()
+        text = _SPACES.sub(" ", "".join(line)).strip()
         if text:
             lines.append((offset, text))
         line.clear()
@@ -98,7 +89,7 @@ def plain_parts(children: Sequence[Token] | None) -> Cell:
             line.append(tok.content)
     parts.append("".join(current))
     end_line()
-    cleaned = tuple(re.sub(r"[ \t\u00a0]+", " ", p).strip() for p in parts)
+    cleaned = tuple(_SPACES.sub(" ", p).strip() for p in parts)
     kept = tuple(p for p in cleaned if p)
     return Cell(
         text=" ".join(kept).strip(),
@@ -157,8 +148,11 @@ class _Walker:
         )
 
 
-def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limits | None = None) -> Extraction:
-    """All statements of one document; never raises on odd markdown."""
+def extract(
+    doc: Document, know: knowledge.Knowledge | None = None, limits: Limits | None = None, *, reference: bool = False
+) -> Extraction:
+    """All statements of one document; never raises on odd markdown. With `reference`, the page
+    is tokenized by markdown-it-py even where its faster port is installed."""
     know = know or knowledge.load()
     if is_catalog(doc.path):
         return extract_catalog(doc, know)
@@ -166,7 +160,7 @@ def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limi
     lines = doc.text.split("\n")
     body_lines = [""] * doc.front_matter_lines + lines[doc.front_matter_lines :]
     deferred = _defer_long_tables(body_lines)
-    tokens = _MD.parse("\n".join(body_lines))
+    tokens = tokenize("\n".join(body_lines), reference=reference)
     deep = _too_deep(tokens)
     title_series = parse_series(doc.metadata.title) if doc.metadata.title else None
     h1 = next((tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open" and t.tag == "h1"), None)
@@ -182,7 +176,7 @@ def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limi
                 "markdown-too-deep",
                 doc.path,
                 deep,
-                f"block quotes or lists nest deeper than {_MAX_NESTING - 1} levels; what lies deeper is not read",
+                f"block quotes or lists nest deeper than {MAX_NESTING - 1} levels; what lies deeper is not read",
             )
         )
     _walk(w, tokens)
@@ -196,25 +190,22 @@ def extract(doc: Document, know: knowledge.Knowledge | None = None, limits: Limi
     )
 
 
-_MAX_NESTING = int(_MD.options.get("maxNesting", 20))
-
-
-def _too_deep(tokens: list[Token]) -> int | None:
+def _too_deep(tokens: Sequence[Token]) -> int | None:
     """File line of the first block at markdown-it's nesting limit, where it stops reading."""
     for t in tokens:
-        if t.level >= _MAX_NESTING - 1 and t.map is not None:
+        if t.level >= MAX_NESTING - 1 and t.map is not None:
             return t.map[0] + 1
     return None
 
 
-def _children_of(tokens: list[Token], content: str | None) -> list[Token]:
+def _children_of(tokens: Sequence[Token], content: str | None) -> Sequence[Token]:
     for t in tokens:
         if t.type == "inline" and t.content == content:
             return list(t.children or [])
     return []
 
 
-def _walk(w: _Walker, tokens: list[Token]) -> None:
+def _walk(w: _Walker, tokens: Sequence[Token]) -> None:
     i = 0
     quote_depth = 0
     list_depth = 0
@@ -260,7 +251,7 @@ def _walk(w: _Walker, tokens: list[Token]) -> None:
         i += 1
 
 
-def _matching_close(tokens: list[Token], start: int, open_type: str, close_type: str) -> int:
+def _matching_close(tokens: Sequence[Token], start: int, open_type: str, close_type: str) -> int:
     depth = 0
     for j in range(start, len(tokens)):
         if tokens[j].type == open_type:
@@ -346,11 +337,11 @@ def split_row(line: str) -> list[str]:
 
 
 def _cell(text: str) -> Cell:
-    tokens = _MD.parseInline(text)
+    tokens = REFERENCE.parseInline(text)
     return plain_parts(tokens[0].children if tokens else None)
 
 
-def _table(w: _Walker, tokens: list[Token]) -> None:
+def _table(w: _Walker, tokens: Sequence[Token]) -> None:
     """One GFM table as markdown-it read it."""
     header: list[Cell] = []
     rows: list[tuple[int, list[Cell]]] = []

@@ -1,0 +1,275 @@
+"""The tokenizer: markdown-it's Rust port where installed, markdown-it-py as the reference.
+
+A page tokenized by the port must give extract exactly what the reference gives: the same
+statements, includes, diagnostics and subject. Each case below sets a page beside what the
+rebuilt tokens hold; the parity tests then run both tokenizers over every page of sources/, of
+the test fixtures, of a generated corpus and of pages made from pieces by hypothesis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from markdown_it.token import Token as ReferenceToken
+
+from bench import corpus
+from pipeline import knowledge
+from pipeline.records import Extraction
+from pipeline.stages.extract import extract, plain_parts
+from pipeline.stages.markdown import PORT, PORT_DEPTH, REFERENCE, Token, tokenize
+from pipeline.stages.read import discover, parse_bytes, read_document
+
+ROOT = Path(__file__).resolve().parent.parent
+KNOW = knowledge.load()
+
+pytestmark = pytest.mark.skipif(PORT is None, reason="markdown-it-pyrs is not installed (no wheel for this Python)")
+
+READ = frozenset(
+    {
+        "heading_open",
+        "table_open",
+        "thead_open",
+        "thead_close",
+        "tr_open",
+        "tr_close",
+        "blockquote_open",
+        "blockquote_close",
+        "bullet_list_open",
+        "bullet_list_close",
+        "ordered_list_open",
+        "ordered_list_close",
+        "inline",
+    }
+)
+"""The tokens extract's walk reads; markdown-it-py's others (paragraph_open, th_open...) it passes."""
+
+
+def shape(tokens: Sequence[Token]) -> list[tuple[str, str, int | None, str]]:
+    """What extract reads of each token: type, tag, first line (0-based) and, for an inline
+    token, its children as plain text (pieces joined by ` / `)."""
+    out = []
+    for t in tokens:
+        if t.type not in READ:
+            continue
+        text = " / ".join(plain_parts(t.children).parts) if t.type == "inline" else ""
+        out.append((t.type, t.tag, t.map[0] if t.map else None, text))
+    return out
+
+
+def ported(text: str) -> bool:
+    """Whether the port tokenized the page (markdown-it-py's tokens are its own class)."""
+    return not any(isinstance(t, ReferenceToken) for t in tokenize(text))
+
+
+CASES = [
+    pytest.param(
+        "# ND40rs\\_v2 series\n\nGPU memory: 80 GB\n",
+        [("heading_open", "h1", 0, ""), ("inline", "", 0, "ND40rs_v2 series"), ("inline", "", 2, "GPU memory: 80 GB")],
+        id="heading-escape-and-paragraph",
+    ),
+    pytest.param(
+        "- vCPU: 40\n  RAM: 672 GiB\n- [!INCLUDE [x](includes/a.md)]\n",
+        [
+            ("bullet_list_open", "ul", 0, ""),
+            ("inline", "", 0, "vCPU: 40 RAM: 672 GiB"),
+            ("inline", "", 2, "[!INCLUDE x]"),
+            ("bullet_list_close", "ul", None, ""),
+        ],
+        id="tight-list-items-are-one-inline-each",
+    ),
+    pytest.param(
+        "| Size | vCPU<sup>1</sup> | GPU |\n|---|---|---|\n"
+        "| Standard_ND40rs_v2 | 40 | 8 V100<br>NVLink |\n| NC6 | 6 |\n",
+        [
+            ("table_open", "table", 0, ""),
+            ("thead_open", "thead", 0, ""),
+            ("tr_open", "tr", 0, ""),
+            ("inline", "", 0, "Size"),
+            ("inline", "", 0, "vCPU"),
+            ("inline", "", 0, "GPU"),
+            ("tr_close", "tr", None, ""),
+            ("thead_close", "thead", None, ""),
+            ("tr_open", "tr", 2, ""),
+            ("inline", "", 2, "Standard_ND40rs_v2"),
+            ("inline", "", 2, "40"),
+            ("inline", "", 2, "8 V100 / NVLink"),
+            ("tr_close", "tr", None, ""),
+            ("tr_open", "tr", 3, ""),
+            ("inline", "", 3, "NC6"),
+            ("inline", "", 3, "6"),
+            ("inline", "", 3, ""),
+            ("tr_close", "tr", None, ""),
+        ],
+        id="table-short-row-padded-footnote-set-aside",
+    ),
+    pytest.param(
+        "> [!NOTE]\n> The <br> break `code`\n\nAfter\n",
+        [
+            ("blockquote_open", "blockquote", 0, ""),
+            ("inline", "", 0, "[!NOTE] The / break code"),
+            ("blockquote_close", "blockquote", None, ""),
+            ("inline", "", 3, "After"),
+        ],
+        id="docfx-note",
+    ),
+    pytest.param(
+        "é€ 😀\n\n| A | B |\n|---|---|\n| ü | ñ |\n",
+        [
+            ("inline", "", 0, "é€ 😀"),
+            ("table_open", "table", 2, ""),
+            ("thead_open", "thead", 2, ""),
+            ("tr_open", "tr", 2, ""),
+            ("inline", "", 2, "A"),
+            ("inline", "", 2, "B"),
+            ("tr_close", "tr", None, ""),
+            ("thead_close", "thead", None, ""),
+            ("tr_open", "tr", 4, ""),
+            ("inline", "", 4, "ü"),
+            ("inline", "", 4, "ñ"),
+            ("tr_close", "tr", None, ""),
+        ],
+        id="lines-counted-in-characters-not-bytes",
+    ),
+    pytest.param(
+        "![alt *b*](i.png) <http://a.b/%20x> &amp; &#35; ` x\ny `\n",
+        [("inline", "", 0, "alt *b* http://a.b/ x & # x y")],
+        id="image-alt-as-written-autolink-entities-code",
+    ),
+    pytest.param(
+        "Title\n===\n\n1. one\n\n   two: 2\n",
+        [
+            ("heading_open", "h1", 0, ""),
+            ("inline", "", 0, "Title"),
+            ("ordered_list_open", "ol", 3, ""),
+            ("inline", "", 3, "one"),
+            ("inline", "", 5, "two: 2"),
+            ("ordered_list_close", "ol", None, ""),
+        ],
+        id="setext-heading-and-loose-list",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_rebuilt_tokens(text: str, expected: list[tuple[str, str, int | None, str]]) -> None:
+    tokens = tokenize(text)
+    assert ported(text)
+    assert shape(tokens) == expected
+    assert shape(tokens) == shape(tokenize(text, reference=True))
+
+
+def test_inline_content_is_the_source_with_one_newline_per_break() -> None:
+    """Extract reads an inline token's content for include lines and tables markdown did not
+    recognise: each line as written, without the quote's markers."""
+    (inline,) = [t for t in tokenize("> a [!INCLUDE [x](y.md)]\n> b | c\n") if t.type == "inline"]
+    assert inline.content == "a [!INCLUDE [x](y.md)]\nb | c"
+
+
+def _nested(depth: int) -> str:
+    return "".join("  " * k + "- item\n" for k in range(depth))
+
+
+FALLBACKS = [
+    pytest.param(_nested(PORT_DEPTH), id="nested-deeper-than-the-port-depth"),
+    pytest.param("> [!NOTE]\n> text\n| A | B |\n|---|---|\n| 1 | 2 |\n", id="quote-paragraph-runs-on"),
+    pytest.param("> text\nlazy line\n", id="quote-lazy-line"),
+    pytest.param("~\n|-\n", id="table-header-without-pipe"),
+    pytest.param("<!b\n", id="html-declaration"),
+    pytest.param("*~B_*_a_\n", id="star-beside-underscore"),
+    pytest.param("[`a`:`:``\n", id="double-backtick-and-bracket"),
+    pytest.param("[`\n", id="port-panics"),
+    pytest.param("a \ud800 b\n", id="unpaired-surrogate"),
+]
+
+
+@pytest.mark.parametrize("text", FALLBACKS)
+def test_pages_the_port_may_read_otherwise_go_to_the_reference(text: str, capfd: pytest.CaptureFixture[str]) -> None:
+    assert not ported(text)
+    assert shape(tokenize(text)) == shape(REFERENCE.parse(text))
+    assert capfd.readouterr().err == "", "a panic of the port must not reach the build's output"
+
+
+def test_a_shallow_list_is_ported() -> None:
+    assert ported(_nested(3))
+
+
+def _same(a: Extraction, b: Extraction) -> None:
+    assert a.statements == b.statements
+    assert (a.includes, a.diagnostics, a.subject) == (b.includes, b.diagnostics, b.subject)
+
+
+def _pages(root: Path) -> list[Path]:
+    files, _ = discover(root)
+    return [f for f in files if f.suffix == ".md"]
+
+
+@pytest.mark.parametrize("root", ["sources", "tests/fixtures"])
+def test_every_page_gives_the_same_statements(root: str) -> None:
+    pages, ports = 0, 0
+    for path in _pages(ROOT / root):
+        doc, _ = read_document(path, ROOT / root)
+        if doc is None:
+            continue
+        pages += 1
+        body = "\n" * doc.front_matter_lines + "\n".join(doc.text.split("\n")[doc.front_matter_lines :])
+        ports += ported(body)
+        _same(extract(doc, KNOW), extract(doc, KNOW, reference=True))
+    assert pages > 40
+    assert ports >= 0.9 * pages, "the port must read most pages, or this test compares the reference with itself"
+
+
+def test_a_generated_corpus_gives_the_same_statements(tmp_path: Path) -> None:
+    corpus.generate(300, tmp_path, seed=11)
+    for path in _pages(tmp_path):
+        doc, _ = read_document(path, tmp_path)
+        assert doc is not None
+        _same(extract(doc, KNOW), extract(doc, KNOW, reference=True))
+
+
+PIECES = [
+    "# ND40rs\\_v2 series",
+    "## Sizes *x*",
+    "Title é\n===",
+    "### Foo ##",
+    "| Size | vCPU<sup>1</sup> | GPU |\n|---|---|---|\n"
+    "| Standard_ND40rs_v2 | 40 | 8 V100 32 GB<br>NVLink |\n| NC6 | 6 |\n| a | b | c | d |",
+    "Size | GPU\n--|--\nStandard_NC6 | 1 K80 \\| x\n`a|b` | c",
+    "| Size | GPU |\n|---|---|---|\n| x | y |",
+    "| A | B |\n|:-:|--:|\n| &amp; | &nbsp;x |",
+    "> [!NOTE]\n> Some note with `code` and <br> break\n> second line",
+    "> [!WARNING]\n> key: value\nlazy line",
+    "> [!TIP]\n> tip: 1\n>",
+    "- key: value **bold** [link](http://x.com) ![alt *t*](img.png)\n- [!INCLUDE [x](includes/a.md)]\n"
+    "  - nested: 5 GB\n    1. deep",
+    "1. one\n\n2. two\n\n   para: 3",
+    "GPU memory: 80 GB  \nvCPU: 96\\\nRAM: 1,900 GiB",
+    "<div>\nhtml: block\n</div>",
+    "    indented: code",
+    "```\nfenced: code\n```",
+    "Auto <http://a.b/%20x> and <me@x.org> and <https://é.com/ü>",
+    "Entities &foo; &#35; &#x27; &copy; é€ 😀 中文: 值",
+    "` x\ny ` and `` a ` b ``",
+    "[!INCLUDE [n](../outside.md)] text\n[!INCLUDE [m](inc/b.md)]",
+    "~~struck: 3~~ *em: 4* __st__ ND40rs_v2_x",
+    "[ref]: http://x\n\nSee [ref].",
+    "- | A | B |\n  |---|---|\n  | 1 | 2 |",
+    "Setext\n---\n| A |\n|---|\n| 1 |",
+    "| H1 | H2 |\n| -- | -- |\n| a<br>b | c<br/>d<br>e |",
+    "<!-- comment: 1 -->\nafter: 2",
+    "x<BR>y<br />z<sup><sup>n</sup></sup>",
+    '[link *t*](http://x "title") [a [b] c](u) ![i ![j](k)](l) see [`Standard_NC6`](u)',
+    "| `a \\| b` | c |\n|---|---|\n|  | 2 |\n| 1 |  |",
+    "\u00a0nbsp: 1\u00a0GB\ta\tb: c",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=7), st.sampled_from(["\n", "\n\n"]))
+def test_pages_made_of_pieces_give_the_same_statements(pieces: list[str], sep: str) -> None:
+    doc, _ = parse_bytes("articles/page.md", sep.join(pieces).encode("utf-8"))
+    assert doc is not None
+    _same(extract(doc, KNOW), extract(doc, KNOW, reference=True))
