@@ -42,11 +42,19 @@ class Cell:
     lines: tuple[tuple[int, str], ...] = ()
 
 
+_EMPTY = Cell("", ())
+
+
 def plain_parts(children: Sequence[Token] | None) -> Cell:
     """Inline tokens as plain text: markup stripped, escapes undone, split at `<br>`.
 
     `<sup>` content is set aside as footnotes so that `vCPU<sup>1</sup>` reads `vCPU`.
     """
+    if children and len(children) == 1 and children[0].type in ("text", "code_inline"):
+        # Most table cells: one piece of text, which the loop below would give as one part on
+        # one line.
+        text = _SPACES.sub(" ", children[0].content).strip()
+        return Cell(text, (text,), (), ((0, text),)) if text else _EMPTY
     parts: list[str] = []
     notes: list[str] = []
     current: list[str] = []
