@@ -94,6 +94,9 @@ def cmd_build(args: argparse.Namespace) -> int:
             if "normalize" in c.reused:
                 reused, total = c.reused["normalize"]
                 print(f"normalize: {reused} of {total} documents' claims reused")
+            reused, total = c.reused.get("reconcile", (0, 0))
+            if total:
+                print(f"reconcile: {reused} of {total} buckets of decisions reused")
     if args.timings:
         # Not in the output folder: a time is not data about the documents, and would drift.
         peaks = dict(result.peaks)

@@ -20,6 +20,7 @@ import pytest
 from pipeline import ContractViolation, build, runner
 from pipeline.outputs.schema import tables
 from pipeline.records import BuildResult
+from pipeline.stages.reconcile import Reconciled
 
 TABLES = ["documents", "claims", "vm_sizes", "diagnostics"]
 
@@ -344,6 +345,41 @@ def test_an_incremental_build_after_an_edit_writes_what_a_build_from_scratch_wri
     assert _files(out) == _files(scratch)
 
 
+def test_kept_decisions_are_not_reused_once_the_rules_agreement_they_read_moved(tmp_path: Path) -> None:
+    """ND40rs_v2's official vCPU count, 40, becomes 41: the naming convention agrees with one
+    official count fewer, a rate the confidences of sizes in every bucket read. Buckets are
+    still kept, and the tables are what a build from scratch writes."""
+    from tests.conftest import SOURCES
+
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES, sources)
+    out = tmp_path / "output"
+    build(sources, out)
+    page = sources / "seeds" / "seed-ndv2-series-2020.txt"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text.replace("| Standard_ND40rs_v2 | 40 |", "| Standard_ND40rs_v2 | 41 |"), encoding="utf-8")
+    result = build(sources, out)
+    reused, buckets = result.cache.reused["reconcile"]
+    assert 0 < reused < buckets
+    scratch = tmp_path / "scratch"
+    build(sources, scratch, settings=runner.Settings(incremental=False))
+    assert _files(out) == _files(scratch)
+
+
+def test_kept_decisions_hold_while_the_rates_they_read_are_the_same() -> None:
+    """A bucket's key leaves out the rules' agreement, which moves with any official value
+    anywhere: the rates its confidences read are checked instead."""
+    rule = ("name_convention", "vcpus")
+    kept = runner._Part(
+        Reconciled((), (), (), (), {}), runner._Packed.of(pd.DataFrame()), [], [], {"NC6": ((rule, 4.5),)}
+    )
+    assert runner._still_holds(kept, {rule: 4.5})
+    assert not runner._still_holds(kept, {rule: 4.4})
+    assert not runner._still_holds(kept, {})
+    assert runner._still_holds(replace(kept, rates={}), {rule: 4.4})
+    assert not runner._still_holds(replace(kept, facts=pd.DataFrame()), {rule: 4.5}), "a memo of other code"
+
+
 def test_an_output_edited_by_hand_is_rebuilt(seeds: Path, tmp_path: Path) -> None:
     out = tmp_path / "output"
     build(seeds, out)
@@ -407,6 +443,38 @@ def test_incremental_builds_after_edits_across_a_generated_corpus_match_builds_f
     shutil.copy(third[1], third[1].with_name("copied-" + third[1].name))
     result = build(sources, out)
     assert result.cache.misses == 2, "the edited page and the new copy are parsed; the rest come from the cache"
+    scratch = tmp_path / "scratch"
+    build(sources, scratch, settings=runner.Settings(incremental=False))
+    assert _files(out) == _files(scratch)
+
+
+@pytest.mark.parametrize("edit", ["third-party value", "line appended", "official value"])
+def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, tmp_path: Path) -> None:
+    """The decisions of entities whose inputs an edit leaves alone are the last build's; the
+    tables must still be exactly what a build from scratch writes. An official value moves the
+    rules' measured agreement, which the confidences of sizes everywhere read."""
+    from bench import corpus
+
+    sources = tmp_path / "corpus"
+    corpus.generate(90, sources, seed=11)
+    out = tmp_path / "output"
+    build(sources, out)
+    pages = sorted(p for p in sources.rglob("*.*") if p.suffix in (".md", ".txt") and "includes" not in p.parts)
+    if edit == "line appended":
+        page = pages[3]
+        page.write_text(page.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    else:
+        folder = "third-party" if edit == "third-party value" else "official"
+        page = next(
+            p for p in pages if p.parts[-2].startswith(folder) and re.search(r"\| \d+ \|", p.read_text("utf-8"))
+        )
+        text = page.read_text("utf-8")
+        cell = re.search(r"\| (\d+) \|", text)
+        assert cell is not None
+        page.write_text(text[: cell.start(1)] + str(int(cell[1]) + 1) + text[cell.end(1) :], "utf-8")
+    result = build(sources, out)
+    reused, buckets = result.cache.reused["reconcile"]
+    assert buckets > 0 and (0 < reused < buckets if edit != "official value" else reused < buckets)
     scratch = tmp_path / "scratch"
     build(sources, scratch, settings=runner.Settings(incremental=False))
     assert _files(out) == _files(scratch)

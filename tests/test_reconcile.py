@@ -24,12 +24,14 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
+    buckets,
     decide,
     divide,
     finish,
     merge,
     name_vcpus_hold,
     plan,
+    rates_read,
     reconcile,
 )
 from tests.conftest import SOURCES
@@ -323,6 +325,48 @@ def test_entities_decided_in_parts_and_merged_are_the_whole(
     suspect = next(f for f in merged.facts if (f.entity, f.attribute) == ("Standard_NC40rs_v2", "memory_gib"))
     assert suspect.reason.startswith("Standard_NC40rs_v2 most likely misspells Standard_ND40rs_v2")
     assert "the linked official size Standard_ND40rs_v2 has 672 GiB" in suspect.reason
+
+
+def test_buckets_decided_apart_are_the_whole_and_stay_put_when_others_change(
+    evidence: tuple[list[Claim], dict[str, Source]],
+) -> None:
+    """A build keeps its decisions by bucket (`buckets`): a bucket holds whole groups (a family
+    and vCPU count, a suspect with the size it means), the series are in bucket 0, and an
+    entity's bucket depends on its group alone, so it is the same when other pages change."""
+    claims, sources = evidence
+    claims = [c for c in claims if c.method != SIBLING]
+    p = plan(claims, sources)
+    bucket_of = buckets(p, 8)
+    assert {bucket_of[e] for e, kind in p.kinds.items() if kind == "series"} == {0}
+    assert len(set(bucket_of.values())) > 4
+    families: dict[tuple[str, int], int] = {}
+    for entity in p.kinds:
+        if size := parse_size(entity):
+            assert families.setdefault((size.family, size.vcpus), bucket_of[entity]) == bucket_of[entity], entity
+    whole = reconcile(claims, sources)
+    sets = [frozenset(e for e, b in bucket_of.items() if b == k) for k in sorted(set(bucket_of.values()))]
+    merged = merge(p, [finish(p, decide(p, s), s) for s in reversed(sets)])
+    assert merged.facts == whole.facts and merged.conflicts == whole.conflicts and merged.checks == whole.checks
+    fewer = [c for c in claims if c.document != claims[0].document]
+    again = buckets(plan(fewer, sources), 8)
+    assert all(again[e] == bucket_of[e] for e in again)
+
+
+def test_the_rates_a_bucket_reads_are_those_of_its_facts_made_by_a_rule(
+    evidence: tuple[list[Claim], dict[str, Source]],
+) -> None:
+    """`rates_read` tells, for each entity, the rules' agreement its confidences read: a
+    vCPU count only the naming convention states reads the convention's measured vCPU rate."""
+    claims, sources = evidence
+    p = plan(claims, sources)
+    done = finish(p, decide(p))
+    read = rates_read(p, done.facts)
+    by_rule = [f for f in done.facts if f.evidence is not None and f.evidence.rule_of == NAME_CONVENTION]
+    assert by_rule and set(read) <= {f.entity for f in done.facts}
+    f = next(f for f in by_rule if (NAME_CONVENTION, f.attribute) in p.rules)
+    rule = (NAME_CONVENTION, f.attribute)
+    assert (rule, p.rules[rule]) in read[f.entity]
+    assert all(f.entity not in read for f in done.facts if f.entity_kind == "series")
 
 
 def test_a_changed_official_value_that_newer_pages_contradict_loses(

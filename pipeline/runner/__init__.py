@@ -12,7 +12,9 @@ import contextlib
 import csv
 import datetime as dt
 import hashlib
+import importlib
 import json
+import pickle
 import re
 import shutil
 import sys
@@ -55,13 +57,17 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
+    Link,
     Plan,
     Reconciled,
+    buckets,
     decide,
     divide,
     finish,
     merge,
     plan,
+    rates_read,
+    reads,
     reconcile,
 )
 from pipeline.sync import LOCK_FILE, Locked, permalinks
@@ -111,47 +117,69 @@ def build(
         if settings.incremental and (previous := _unchanged(out, key)) is not None:
             return replace(previous, timings=clock.laps, peaks=clock.peaks)
         # Imported here, not at the top: pandera takes seconds to import, and only a build
-        # that has something to do needs it.
-        from pipeline.outputs import contracts, dictionary, report
+        # that has something to do needs it (`_write`).
+        for name in ("contracts", "dictionary", "report"):
+            importlib.import_module(f"pipeline.outputs.{name}")
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
         clock.lap("imports")
-        # Every record is in the frames: the result keeps only the summary.
-        result, frames = compute(
-            sources, settings, progress, cache=cache, inputs=inputs, found=found, clock=clock, records=False
-        )
-        stage = staging_folder(out)
-        try:
-
-            def check_and_document() -> list[str]:
-                violations = contracts.validate(frames)
-                if not violations:
-                    (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
-                    (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
-                    write_json(stage / "datapackage.json", dictionary.datapackage())
-                return violations
-
-            # The contracts and the report only read the frames, so on a second core they run
-            # beside the writing of the tables, which they do not need.
-            parallel = _splits(settings, result.tables.get("documents", 0))
-            with beside(check_and_document, parallel=parallel, what="contracts and report") as checked:
-                if not parallel:
-                    clock.lap("contracts and report")  # run first, here
-                cols = schema.tables()
-                for name, df in frames.items():
-                    write_table(df, cols[name], name, stage)
-                clock.lap("write tables")
-            if parallel:
-                clock.lap("contracts and report, waited for (they ran beside the writing)")
-            if violations := checked.result():
-                raise ContractViolation(violations)
-            write_json(stage / "manifest.json", manifest(sources, result, frames["documents"], stage, key))
-        except BaseException:
-            shutil.rmtree(stage, ignore_errors=True)
-            raise
-        swap_in(stage, out)
-        clock.lap("manifest and swap")
+        # Every record is in the frames: the result keeps only the summary. The memos are
+        # written while the tables are: the build waits for them last.
+        with contextlib.ExitStack() as saving:
+            result, frames = compute(
+                sources,
+                settings,
+                progress,
+                cache=cache,
+                inputs=inputs,
+                found=found,
+                clock=clock,
+                records=False,
+                saving=saving,
+            )
+            _write(sources, out, settings, clock, result, frames, key)
+        clock.lap("cache saved, waited for")
     return replace(result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks)
+
+
+def _write(
+    sources: Path, out: Path, settings: Settings, clock: Clock, result: BuildResult, frames: dict[str, Any], key: str
+) -> None:
+    """The tables, the report and the documentation into a staging folder, checked against
+    their contracts, then swapped in for `out`."""
+    from pipeline.outputs import contracts, dictionary, report
+
+    stage = staging_folder(out)
+    try:
+
+        def check_and_document() -> list[str]:
+            violations = contracts.validate(frames)
+            if not violations:
+                (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
+                (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
+                write_json(stage / "datapackage.json", dictionary.datapackage())
+            return violations
+
+        # The contracts and the report only read the frames, so on a second core they run
+        # beside the writing of the tables, which they do not need.
+        parallel = _splits(settings, result.tables.get("documents", 0))
+        with beside(check_and_document, parallel=parallel, what="contracts and report") as checked:
+            if not parallel:
+                clock.lap("contracts and report")  # run first, here
+            cols = schema.tables()
+            for name, df in frames.items():
+                write_table(df, cols[name], name, stage)
+            clock.lap("write tables")
+        if parallel:
+            clock.lap("contracts and report, waited for (they ran beside the writing)")
+        if violations := checked.result():
+            raise ContractViolation(violations)
+        write_json(stage / "manifest.json", manifest(sources, result, frames["documents"], stage, key))
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    swap_in(stage, out)
+    clock.lap("manifest and swap")
 
 
 class Clock:
@@ -261,16 +289,20 @@ def compute(
     found: Sequence[Diagnostic] = (),
     clock: Clock | None = None,
     records: bool = True,
+    saving: contextlib.ExitStack | None = None,
 ) -> tuple[BuildResult, dict[str, Any]]:
     """Everything but the writing: the result and one DataFrame per table.
 
     `inputs` are the files' bytes when the caller has already read them (see `survey`);
     `cache` keeps parsed documents between builds. Without `records`, the result holds only
-    the summary and the tables are the records (which spares the memory of holding both)."""
-    # The memos are written by forked processes while the build goes on, and waited for once
-    # the tables are made (or, on an error, stopped: an entry is written whole or not at all).
-    with contextlib.ExitStack() as saving:
-        return _compute(sources, settings, progress, cache, inputs, found, clock, saving, records)
+    the summary and the tables are the records (which spares the memory of holding both).
+    The memos are written by forked processes while the build goes on, and waited for once
+    the tables are made, or when the caller closes `saving` (on an error, they are stopped:
+    an entry is written whole or not at all)."""
+    with contextlib.ExitStack() as own:
+        return _compute(
+            sources, settings, progress, cache, inputs, found, clock, own if saving is None else saving, records
+        )
 
 
 def _compute(
@@ -296,8 +328,11 @@ def _compute(
     know = knowledge.load()
     saved: list[Beside[int]] = []
 
-    def keep(memo: Memo) -> None:
-        saved.append(_save_beside(memo, _splits(settings, len(documents)), saving))
+    if cache:  # once every memo is written (the callbacks run last-in first-out)
+        saving.callback(lambda: setattr(cache.stats, "write_errors", cache.stats.write_errors + _failed(saved)))
+
+    def keep(memo: Memo, fill: Callable[[], None] | None = None) -> None:
+        saved.append(_save_beside(memo, _splits(settings, len(documents)), saving, fill))
 
     content: dict[str, str] = {}
     if sources.is_dir():
@@ -336,7 +371,8 @@ def _compute(
     # Each later stage reuses what the last build computed from the same inputs; the memos are
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    norm = run_normalize(extractions, know, split, memo, content)
+    claim_keys: dict[str, str] = {}
+    norm = run_normalize(extractions, know, split, memo, content, claim_keys)
     if memo:
         keep(memo)
     lap("normalize")
@@ -362,6 +398,8 @@ def _compute(
     claims = tuple(sorted((*resolved, *planned.name_claims), key=_claim_order))
     prices = _price_rows(norm.prices, sources_by_doc)
 
+    decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
+
     def part(p: Plan, entities: frozenset[str] | None) -> _Part:
         rec = finish(p, decide(p, entities), entities)
         return _Part(
@@ -369,13 +407,31 @@ def _compute(
             _facts_frame(rec.facts),
             _vm_size_rows(claims, rec, sources_by_doc, prices),
             _series_members(rec.facts),
+            rates_read(p, rec.facts) if decisions is not None else {},
         )
 
+    # A build keeps each bucket's decisions (`reconcile.buckets`), keyed by all they read: the
+    # next build decides again only the buckets whose inputs changed.
+    kept: dict[int, _Part] = {}
+    bucket_of: dict[str, int] = {}
+    keys: dict[int, str] = {}
+    if decisions is not None:
+        bucket_of = buckets(planned, RECONCILE_BUCKETS)
+        moved = sorted((a.name, a.size, a.why) for a in aliases if a.certain)
+        key_all = partial(_bucket_keys, planned, bucket_of, claim_keys, moved, sources_by_doc, prices)
+        # With nothing kept (a first build, or new code), the keys are made where the memo is saved.
+        keys = key_all() if decisions.stored() else {}
+        kept = {
+            b: hit
+            for b, key in keys.items()
+            if isinstance(hit := decisions.get(key), _Part) and _still_holds(hit, planned.rules)
+        }
+    todo = frozenset(e for e, b in bucket_of.items() if b not in kept) if kept else None
     # The entities are decided in two parts, the second on the second core, each with the
     # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
     # decided them and only their table travels.
-    if split:
-        mine, theirs = divide(planned, (RECONCILE_SHARE, 1 - RECONCILE_SHARE))
+    if split and (todo is None or len(todo) * 8 >= len(planned.kinds)):
+        mine, theirs = divide(planned, (RECONCILE_SHARE, 1 - RECONCILE_SHARE), todo)
         with beside(
             partial(part, planned, theirs), parallel=True, what="deciding half of the entities", stream=True
         ) as other:
@@ -384,9 +440,27 @@ def _compute(
             claims_table = _claims_frame(claims)
         parts = [ours, other.result()]
         del ours, other
-    else:
-        parts = [part(planned, None)]
+    else:  # a small build, or a few buckets to decide again
+        parts = [part(planned, todo)] if todo is None or todo else []
         claims_table = _claims_frame(claims)
+    if decisions is not None:
+        memo = decisions
+        decided = set(bucket_of.values()) if todo is None else {bucket_of[e] for e in todo}
+        # What the memo's process reads, let go here once it has its copy: the writing is
+        # waited for at the end of the build, and the plan and the parts are large.
+        held = [(list(parts), keys, key_all)]
+
+        def fill() -> None:
+            fresh, made, make = held.pop()
+            made = made or make()
+            for b, piece in _by_bucket(fresh, bucket_of, decided):
+                memo.put(made[b], piece)
+
+        keep(decisions, fill)
+        held.clear()
+        del key_all
+        parts.extend(replace(x, facts=x.facts.frame()) for x in kept.values())
+        del kept
     rec = merge(planned, [x.rec for x in parts])
     del planned
     lap("reconcile, with the facts and claims tables")
@@ -394,7 +468,7 @@ def _compute(
     lap("calibration labels")
     sizes = sorted((row for x in parts for row in x.sizes), key=itemgetter("size"))
     built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
-    diagnostics.extend(_not_built(norm.mentions, built, [m for x in parts for m in x.members]))
+    diagnostics.extend(_not_built(norm.mentions, built, sorted(m for x in parts for m in x.members)))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     result = BuildResult(
         documents=tuple(documents) if records else (),
@@ -426,11 +500,135 @@ def _compute(
     order = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
     frames = {name: made.pop(name) for name in order}
     lap("tables")
-    saving.close()
-    if cache:
-        cache.stats.write_errors += sum(handle.result() for handle in saved)
     result = replace(result, tables={k: len(v) for k, v in frames.items()})
     return result, frames
+
+
+RECONCILE_BUCKETS = 32
+"""Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
+decides again the few whose inputs it changed, and the rows of the others are loaded."""
+
+
+def _bucket_keys(
+    p: Plan,
+    bucket_of: Mapping[str, int],
+    claim_keys: Mapping[str, str],
+    moved: Sequence[tuple[str, str, str]],
+    sources: Mapping[str, Source],
+    prices: Sequence[Mapping[str, Any]],
+) -> dict[int, str]:
+    """Each bucket's key: a digest of all that deciding and finishing its entities reads
+    (`reconcile.reads`), their prices, the rule-made claims about them, and the documents that
+    state the others. A document stands for its claims by the key of its claims in the
+    normalize memo (`claim_keys`), and the claims moved to another name by the certain aliases
+    (`moved`): hashing the claims themselves cost more than deciding what changed."""
+    shared, own = reads(p, p.claims)
+    base = digest(code_fingerprint(), shared, moved)
+    cited: dict[str, set[str]] = defaultdict(set)
+    for c in p.claims:
+        cited[c.entity].add(c.document)
+    made: dict[str, list[Claim]] = defaultdict(list)
+    for c in p.name_claims:
+        made[c.entity].append(c)
+    priced: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for row in prices:
+        priced[row["size"]].append(row)
+    # A document the memo did not key (none did without a cache) stands for itself by its claims.
+    unkeyed: dict[str, list[Claim]] = defaultdict(list)
+    for c in p.claims:
+        if c.document not in claim_keys:
+            unkeyed[c.document].append(c)
+    stated: dict[str, object] = {}
+    for d in {d for docs in cited.values() for d in docs}:
+        stated[d] = (claim_keys.get(d) or unkeyed[d], digest(sources.get(d)))
+    inputs: dict[int, list[object]] = defaultdict(list)
+    for entity in sorted(bucket_of):
+        documents = [(d, stated[d]) for d in sorted(cited.get(entity, ()))]
+        inputs[bucket_of[entity]].append((own[entity], documents, made.get(entity, []), priced.get(entity, [])))
+    return {b: digest(base, bucket) for b, bucket in inputs.items()}
+
+
+def _still_holds(kept: _Part, rules: Mapping[tuple[str, str], float]) -> bool:
+    """Whether a bucket's kept decisions hold in this build: its key matched, and every rate of
+    the rules' agreement that its confidences read is the same."""
+    return isinstance(kept.facts, _Packed) and all(
+        rules.get(rule, 0.0) == rate for read in kept.rates.values() for rule, rate in read
+    )
+
+
+def _by_bucket(
+    parts: Sequence[_Part], bucket_of: Mapping[str, int], decided: Iterable[int]
+) -> Iterator[tuple[int, _Part]]:
+    """The parts' rows regrouped by bucket, one for each bucket `decided` (an empty one too: it
+    is kept as decided, not as missing), its facts packed (`_Packed`) one bucket at a time. A
+    bucket's groups may have been decided in two parts; a claim checked in both keeps the
+    checks of the later key, as `merge` does."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows_of: list[tuple[Any, Any]] = []
+    conflicts: dict[int, list[Conflict]] = defaultdict(list)
+    links: dict[int, list[Link]] = defaultdict(list)
+    checks: dict[int, dict[str, tuple[str, ...]]] = defaultdict(dict)
+    checked_at: dict[int, dict[str, tuple[int, tuple[str, str]]]] = defaultdict(dict)
+    sizes: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    members: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    rates: dict[int, dict[str, tuple[tuple[tuple[str, str], float], ...]]] = defaultdict(dict)
+    for part in parts:
+        for entity, read in part.rates.items():
+            rates[bucket_of[entity]][entity] = read
+        rows, rec = part.facts, part.rec
+        # Each distinct entity looked up once: the rows hold an entity's name for each attribute.
+        entities = pc.dictionary_encode(pa.chunked_array([pa.array(rows["entity"].array)]).combine_chunks())
+        of_entity = np.array([bucket_of[e] for e in entities.dictionary.to_pylist()], dtype=np.int64)
+        rows_of.append((rows, of_entity[entities.indices.to_numpy(zero_copy_only=False)]))
+        for c in rec.conflicts:
+            conflicts[bucket_of[c.entity]].append(c)
+        for lk in rec.links:
+            links[bucket_of[lk.entity]].append(lk)
+        for claim, at in rec.checked_at.items():
+            b = bucket_of[at[1][0]]
+            if claim not in checked_at[b] or at > checked_at[b][claim]:
+                checks[b][claim], checked_at[b][claim] = rec.checks[claim], at
+        for row in part.sizes:
+            sizes[bucket_of[row["size"]]].append(row)
+        for size, series in part.members:
+            members[bucket_of[size]].append((size, series))
+    for b in sorted(set(decided)):
+        facts = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in rows_of], ignore_index=True)
+        yield (
+            b,
+            _Part(
+                Reconciled((), tuple(conflicts[b]), tuple(links[b]), (), checks[b], checked_at[b]),
+                _Packed.of(facts),
+                sizes[b],
+                members[b],
+                rates[b],
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Packed:
+    """A DataFrame pickled and compressed (zstd): a kept bucket's facts take a tenth of the room
+    on disk and in the process that saves them."""
+
+    data: bytes
+    size: int
+
+    @classmethod
+    def of(cls, frame: Any) -> _Packed:
+        import pyarrow as pa
+
+        raw = pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
+        return cls(pa.compress(raw, codec="zstd", asbytes=True), len(raw))
+
+    def frame(self) -> Any:
+        import pyarrow as pa
+
+        return pickle.loads(pa.decompress(self.data, decompressed_size=self.size, codec="zstd", asbytes=True))
 
 
 RECONCILE_SHARE = 0.46
@@ -551,6 +749,8 @@ class _Part:
     """Its rows of vm_sizes."""
     members: list[tuple[str, str]]
     """(size, series) for each size whose series is known (`_not_built`)."""
+    rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
+    """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
 
 
 def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
@@ -626,17 +826,19 @@ def run_normalize(
     split: bool,
     memo: Memo | None,
     content: Mapping[str, str] | None = None,
+    keys: dict[str, str] | None = None,
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the other documents shared with a forked process (which
     takes all but `NORMALIZE_SHARE` of them).
 
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
-    which determines its extraction: keying the memo by it spares pickling every extraction."""
+    which determines its extraction: keying the memo by it spares pickling every extraction.
+    `keys`, when given, gets each document's memo key: a digest of all its claims depend on."""
     content = content or {}
     ctx = normalize_context(extractions, know)
     done: dict[str, DocumentClaims] = {}
-    keys: dict[str, str] = {}
+    keys = {} if keys is None else keys
     todo = list(extractions)
     if memo is not None:
         shared = digest(*ctx.fingerprint())
@@ -663,12 +865,25 @@ def run_normalize(
     return gather(extractions, ctx, {**done, **fresh})
 
 
-def _save_beside(memo: Memo, parallel: bool, saving: contextlib.ExitStack) -> Beside[int]:
+def _failed(saved: Sequence[Beside[int]]) -> int:
+    return sum(handle.result() for handle in saved)
+
+
+def _save_beside(
+    memo: Memo, parallel: bool, saving: contextlib.ExitStack, fill: Callable[[], None] | None = None
+) -> Beside[int]:
     """Count what `memo` reused, and write it in a forked process (with `parallel`) while the
     build goes on: pickling every result of a large build is seconds of work nothing waits for.
-    The handle's result is the number of entries that could not be written."""
+    `fill` puts the results first, where making them is work nothing waits for either. The
+    handle's result is the number of entries that could not be written."""
+
+    def write() -> int:
+        if fill is not None:
+            fill()
+        return memo.write()
+
     memo.count()
-    handle = saving.enter_context(beside(memo.write, parallel=parallel, what=f"saving of the {memo.name} memo"))
+    handle = saving.enter_context(beside(write, parallel=parallel, what=f"saving of the {memo.name} memo"))
     memo.release()
     return handle
 

@@ -166,6 +166,10 @@ class Memo:
         self.misses += 1
         return None
 
+    def stored(self) -> bool:
+        """Whether the last build left results here (none after a change of code)."""
+        return any(self._stored)
+
     def put(self, key: str, value: Any) -> None:
         self._kept[self._shard(key)][key] = value
 

@@ -312,12 +312,11 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     return Decided(conflicts, rivals, checks, checked_at)
 
 
-def divide(p: Plan, shares: Sequence[float]) -> list[frozenset[str]]:
-    """The entities in one set per share that can be decided and finished apart (`decide`,
-    `finish`), each with about its share of the keys. What finishing one entity reads of others
-    stays in its set: the sizes of a family and vCPU count hold the official size an unverified
-    one may be linked to and a size's siblings, a suspect name goes with the size it most likely
-    misspells, and the series (decided in `plan`) are in the first."""
+def _groups(p: Plan) -> dict[str, str]:
+    """Each entity's group: what finishing an entity reads of others is in its group. The sizes
+    of a family and vCPU count hold the official size an unverified one may be linked to and a
+    size's siblings, a suspect name goes with the size it most likely misspells, and the series
+    (decided in `plan`) and other entities that are not sizes are the group ""."""
     group: dict[str, str] = {}
     for entity, kind in p.kinds.items():
         size = parse_size(entity) if kind == "size" else None
@@ -334,6 +333,58 @@ def divide(p: Plan, shares: Sequence[float]) -> list[frozenset[str]]:
             a, b = root(group[name]), root(group[target])
             if a != b:
                 joined[max(a, b)] = min(a, b)  # "" (the series and the like) stays a root
+    return {entity: root(g) for entity, g in group.items()}
+
+
+def buckets(p: Plan, count: int) -> dict[str, int]:
+    """Each entity's bucket of `count`, the same from build to build for the same group: the
+    group "" (the series) is bucket 0, any other group one of the rest by a hash of its name.
+    A bucket can be decided and finished apart (`decide`, `finish`), like a set of `divide`."""
+    return {
+        entity: 0 if not g else 1 + int(hashlib.sha1(g.encode()).hexdigest()[:8], 16) % (count - 1)
+        for entity, g in _groups(p).items()
+    }
+
+
+def reads(p: Plan, claims: Iterable[Claim]) -> tuple[object, dict[str, tuple[object, ...]]]:
+    """What deciding and finishing a bucket reads beside the claims of its entities and the
+    documents they cite (the caller keys a bucket's decisions by all of it), but for the rules'
+    measured agreement (`rates_read`). Shared by every bucket: the suspects, the staleness
+    limit, the model, and the series' claims with their documents (a size inherits and is
+    checked against them). For each entity: its kind, whether the naming convention holds for
+    it, whether an official page names it. `claims` are every claim, in order."""
+    of_series = [c for c in claims if p.kinds.get(c.entity) == "series"]
+    documents = sorted({c.document for c in of_series})
+    shared = (
+        sorted(p.suspects.items()),
+        p.stale_after_days,
+        p.model,
+        of_series,
+        [(d, p.sources.get(d)) for d in documents],
+    )
+    own: dict[str, tuple[object, ...]] = {
+        entity: (entity, kind, p.follows.get(entity, True), entity in p.official) for entity, kind in p.kinds.items()
+    }
+    return shared, own
+
+
+def rates_read(p: Plan, facts: Iterable[Fact]) -> dict[str, tuple[tuple[tuple[str, str], float], ...]]:
+    """For each entity, the rules' measured agreement its facts' confidences read (`_finished`)
+    and their values. The rates move with any official value anywhere, so a bucket's decisions
+    are kept by what else they read and still hold while these values are the same."""
+    read: dict[str, set[tuple[tuple[str, str], float]]] = defaultdict(set)
+    for f in facts:
+        if f.evidence is not None and f.evidence.rule_of:
+            key = (f.evidence.rule_of, f.attribute)
+            read[f.entity].add((key, p.rules.get(key, 0.0)))
+    return {entity: tuple(sorted(pairs)) for entity, pairs in read.items()}
+
+
+def divide(p: Plan, shares: Sequence[float], within: Container[str] | None = None) -> list[frozenset[str]]:
+    """The entities (of `within`, when given) in one set per share that can be decided and
+    finished apart (`decide`, `finish`), each with about its share of the keys; what finishing
+    one entity reads of others stays in its set (`_groups`), and the series are in the first."""
+    root = _groups(p).__getitem__
     # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits.
     work: Counter[str] = Counter(c.entity for c in p.rest)
     for (entity, _), votes in p.by_key.items():
@@ -344,13 +395,13 @@ def divide(p: Plan, shares: Sequence[float]) -> list[frozenset[str]]:
         work[entity] += 1 + (len(p.inheritable.get(fact.value_text or "", ())) if inherits else 0)
     # Each part is a run of entities in name order, cut where no group goes on past the cut: the
     # facts tables of the parts then follow each other in the whole's order (`merge`).
-    ordered = sorted(p.kinds)
-    last = {root(group[entity]): i for i, entity in enumerate(ordered)}
+    ordered = sorted(e for e in p.kinds if within is None or e in within)
+    last = {root(entity): i for i, entity in enumerate(ordered)}
     cuts: list[tuple[int, int]] = []  # (entities before the cut, their work)
     done, reach = 0, last.get("", -1)  # the first part holds the series
     for i, entity in enumerate(ordered):
         done += work[entity]
-        reach = max(reach, last[root(group[entity])])
+        reach = max(reach, last[root(entity)])
         if reach <= i:
             cuts.append((i + 1, done))
     bounds = [0]
