@@ -380,6 +380,20 @@ def test_kept_decisions_hold_while_the_rates_they_read_are_the_same() -> None:
     assert not runner._still_holds(replace(kept, facts=pd.DataFrame()), {rule: 4.5}), "a memo of other code"
 
 
+def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
+    """A series' claim inherited by sizes of two buckets fails a check for both: each bucket
+    keeps its own, so that when one is decided again (and the claim passes there), the other's
+    kept checks still say what a build from scratch says."""
+    empty = pd.DataFrame({"entity": pd.Series([], dtype="string[pyarrow]")})
+    a, b = ("Standard_NC12s_v3", "gpu_memory_gib"), ("Standard_NC6s_v3", "gpu_memory_gib")
+    failures = [("c1", (3, a), ("model_memory: K80",)), ("c1", (3, b), ("model_memory: M60",))]
+    part = runner._Part(Reconciled((), (), (), (), {}), empty, [], [], {}, failures)
+    pieces = dict(runner._by_bucket([part], {a[0]: 1, b[0]: 2}, {1, 2}))
+    assert pieces[1].rec.checks == {"c1": ("model_memory: K80",)}
+    assert pieces[2].rec.checks == {"c1": ("model_memory: M60",)}
+    assert pieces[2].rec.checked_at == {"c1": (3, b)}
+
+
 def test_an_output_edited_by_hand_is_rebuilt(seeds: Path, tmp_path: Path) -> None:
     out = tmp_path / "output"
     build(seeds, out)

@@ -401,13 +401,15 @@ def _compute(
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
 
     def part(p: Plan, entities: frozenset[str] | None) -> _Part:
-        rec = finish(p, decide(p, entities), entities)
+        decided = decide(p, entities)
+        rec = finish(p, decided, entities)
         return _Part(
             rec if records else replace(rec, facts=()),
             _facts_frame(rec.facts),
             _vm_size_rows(claims, rec, sources_by_doc, prices),
             _series_members(rec.facts),
             rates_read(p, rec.facts) if decisions is not None else {},
+            decided.failures if decisions is not None else [],
         )
 
     # A build keeps each bucket's decisions (`reconcile.buckets`), keyed by all they read: the
@@ -421,11 +423,12 @@ def _compute(
         key_all = partial(_bucket_keys, planned, bucket_of, claim_keys, moved, sources_by_doc, prices)
         # With nothing kept (a first build, or new code), the keys are made where the memo is saved.
         keys = key_all() if decisions.stored() else {}
-        kept = {
-            b: hit
-            for b, key in keys.items()
-            if isinstance(hit := decisions.get(key), _Part) and _still_holds(hit, planned.rules)
-        }
+        hits = {b: hit for b, key in keys.items() if isinstance(hit := decisions.get(key), _Part)}
+        kept = {b: hit for b, hit in hits.items() if _still_holds(hit, planned.rules)}
+        # A bucket whose rates moved is decided again: a miss, though its key matched.
+        decisions.hits -= len(hits) - len(kept)
+        decisions.misses += len(hits) - len(kept)
+        del hits
     todo = frozenset(e for e, b in bucket_of.items() if b not in kept) if kept else None
     # The entities are decided in two parts, the second on the second core, each with the
     # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
@@ -561,8 +564,8 @@ def _by_bucket(
 ) -> Iterator[tuple[int, _Part]]:
     """The parts' rows regrouped by bucket, one for each bucket `decided` (an empty one too: it
     is kept as decided, not as missing), its facts packed (`_Packed`) one bucket at a time. A
-    bucket's groups may have been decided in two parts; a claim checked in both keeps the
-    checks of the later key, as `merge` does."""
+    claim checked for keys of a bucket keeps the checks of its last one there, as `merge`
+    keeps the last of all the buckets."""
     import numpy as np
     import pandas as pd
     import pyarrow as pa
@@ -588,10 +591,12 @@ def _by_bucket(
             conflicts[bucket_of[c.entity]].append(c)
         for lk in rec.links:
             links[bucket_of[lk.entity]].append(lk)
-        for claim, at in rec.checked_at.items():
+        # Each bucket keeps the checks of its own last key for a claim: a series' claim is
+        # checked for sizes in several buckets, and any of them may be decided again alone.
+        for claim, at, failed in part.failures:
             b = bucket_of[at[1][0]]
             if claim not in checked_at[b] or at > checked_at[b][claim]:
-                checks[b][claim], checked_at[b][claim] = rec.checks[claim], at
+                checks[b][claim], checked_at[b][claim] = failed, at
         for row in part.sizes:
             sizes[bucket_of[row["size"]]].append(row)
         for size, series in part.members:
@@ -751,6 +756,8 @@ class _Part:
     """(size, series) for each size whose series is known (`_not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
     """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
+    failures: Sequence[tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]] = ()
+    """Every check its keys failed (`Decided.failures`), when kept: split by bucket."""
 
 
 def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
@@ -866,7 +873,8 @@ def run_normalize(
 
 
 def _failed(saved: Sequence[Beside[int]]) -> int:
-    return sum(handle.result() for handle in saved)
+    """Entries not written; a writer stopped by an error of the build has no answer."""
+    return sum(handle.result() for handle in saved if handle.done)
 
 
 def _save_beside(
@@ -878,9 +886,13 @@ def _save_beside(
     handle's result is the number of entries that could not be written."""
 
     def write() -> int:
+        failed = 0
         if fill is not None:
-            fill()
-        return memo.write()
+            try:
+                fill()
+            except Exception:  # the memo is a cache: what could not be put is made again next time
+                failed = 1
+        return failed + memo.write()
 
     memo.count()
     handle = saving.enter_context(beside(write, parallel=parallel, what=f"saving of the {memo.name} memo"))

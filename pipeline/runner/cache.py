@@ -147,6 +147,7 @@ class Memo:
             else:  # none yet, damaged, or computed by other code
                 self._stored.append(None)
         self._kept: list[dict[str, Any]] = [{} for _ in range(MEMO_SHARDS)]
+        self._replaced: set[int] = set()
         self.hits = self.misses = 0
 
     def _entry(self, shard: int) -> str:
@@ -171,7 +172,11 @@ class Memo:
         return any(self._stored)
 
     def put(self, key: str, value: Any) -> None:
-        self._kept[self._shard(key)][key] = value
+        shard = self._shard(key)
+        stored = self._stored[shard]
+        if stored is not None and key in stored and stored[key] is not value:
+            self._replaced.add(shard)  # same key, new value: written though the keys are the same
+        self._kept[shard][key] = value
 
     def save(self) -> None:
         """Count what was reused, and write what changed (`write`)."""
@@ -197,7 +202,11 @@ class Memo:
         process beside the build."""
         failed = 0
         for shard, (stored, kept) in enumerate(zip(self._stored, self._kept, strict=True)):
-            if (stored is None and kept) or (stored is not None and stored.keys() != kept.keys()):
+            if (
+                (stored is None and kept)
+                or (stored is not None and stored.keys() != kept.keys())
+                or shard in self._replaced
+            ):
                 payload = pickle.dumps((self.version, kept), protocol=pickle.HIGHEST_PROTOCOL)
                 failed += not self.cache._store(self._entry(shard), payload)
         return failed

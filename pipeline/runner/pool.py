@@ -34,6 +34,11 @@ class Beside(Generic[T]):
     def _set(self, value: T) -> None:
         self._value, self._done = value, True
 
+    @property
+    def done(self) -> bool:
+        """Whether the function returned (false while the block runs, or if it failed)."""
+        return self._done
+
     def result(self) -> T:
         assert self._done, "result() is read after the with block"
         return self._value  # type: ignore[return-value]

@@ -282,6 +282,9 @@ class Decided:
     rivals: dict[tuple[str, str], Claim]
     checks: dict[str, tuple[str, ...]]
     checked_at: dict[str, tuple[int, tuple[str, str]]]
+    failures: list[tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]] = field(default_factory=list)
+    """Every (claim, place of the key, checks) found, before only the last key's are kept: a
+    claim inherited by sizes of several buckets is checked in each (`buckets`)."""
 
 
 def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
@@ -293,6 +296,7 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     rivals: dict[tuple[str, str], Claim] = {}
     checks: dict[str, tuple[str, ...]] = {}
     checked_at: dict[str, tuple[int, tuple[str, str]]] = {}
+    failures: list[tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]] = []
     for key in _votes(p, entities):
         votes = by_key[key]
         _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
@@ -307,9 +311,10 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
                 # An inherited claim is checked for each size: the checks of the last key in
                 # the order `_decide_order` gives are the claim's, in whichever order they came.
                 at, claim = _decide_order(key), v.claim.claim_id
+                failures.append((claim, at, tuple(v.failed)))
                 if claim not in checked_at or at > checked_at[claim]:
-                    checks[claim], checked_at[claim] = tuple(v.failed), at
-    return Decided(conflicts, rivals, checks, checked_at)
+                    checks[claim], checked_at[claim] = failures[-1][2], at
+    return Decided(conflicts, rivals, checks, checked_at, failures)
 
 
 def _groups(p: Plan) -> dict[str, str]:
