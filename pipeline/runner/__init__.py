@@ -57,6 +57,7 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
+    Failure,
     Link,
     Plan,
     Reconciled,
@@ -64,6 +65,7 @@ from pipeline.stages.reconcile import (
     decide,
     divide,
     finish,
+    last_checks,
     merge,
     plan,
     rates_read,
@@ -528,19 +530,18 @@ def _bucket_keys(
     shared, own = reads(p, p.claims)
     base = digest(code_fingerprint(), shared, moved)
     cited: dict[str, set[str]] = defaultdict(set)
+    # A document the memo did not key (none did without a cache) stands for itself by its claims.
+    unkeyed: dict[str, list[Claim]] = defaultdict(list)
     for c in p.claims:
         cited[c.entity].add(c.document)
+        if c.document not in claim_keys:
+            unkeyed[c.document].append(c)
     made: dict[str, list[Claim]] = defaultdict(list)
     for c in p.name_claims:
         made[c.entity].append(c)
     priced: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in prices:
         priced[row["size"]].append(row)
-    # A document the memo did not key (none did without a cache) stands for itself by its claims.
-    unkeyed: dict[str, list[Claim]] = defaultdict(list)
-    for c in p.claims:
-        if c.document not in claim_keys:
-            unkeyed[c.document].append(c)
     stated: dict[str, object] = {}
     for d in {d for docs in cited.values() for d in docs}:
         stated[d] = (claim_keys.get(d) or unkeyed[d], digest(sources.get(d)))
@@ -574,8 +575,7 @@ def _by_bucket(
     rows_of: list[tuple[Any, Any]] = []
     conflicts: dict[int, list[Conflict]] = defaultdict(list)
     links: dict[int, list[Link]] = defaultdict(list)
-    checks: dict[int, dict[str, tuple[str, ...]]] = defaultdict(dict)
-    checked_at: dict[int, dict[str, tuple[int, tuple[str, str]]]] = defaultdict(dict)
+    failures: dict[int, list[Failure]] = defaultdict(list)
     sizes: dict[int, list[dict[str, Any]]] = defaultdict(list)
     members: dict[int, list[tuple[str, str]]] = defaultdict(list)
     rates: dict[int, dict[str, tuple[tuple[tuple[str, str], float], ...]]] = defaultdict(dict)
@@ -593,10 +593,8 @@ def _by_bucket(
             links[bucket_of[lk.entity]].append(lk)
         # Each bucket keeps the checks of its own last key for a claim: a series' claim is
         # checked for sizes in several buckets, and any of them may be decided again alone.
-        for claim, at, failed in part.failures:
-            b = bucket_of[at[1][0]]
-            if claim not in checked_at[b] or at > checked_at[b][claim]:
-                checks[b][claim], checked_at[b][claim] = failed, at
+        for failure in part.failures:
+            failures[bucket_of[failure[1][1][0]]].append(failure)
         for row in part.sizes:
             sizes[bucket_of[row["size"]]].append(row)
         for size, series in part.members:
@@ -606,7 +604,7 @@ def _by_bucket(
         yield (
             b,
             _Part(
-                Reconciled((), tuple(conflicts[b]), tuple(links[b]), (), checks[b], checked_at[b]),
+                Reconciled((), tuple(conflicts[b]), tuple(links[b]), (), *last_checks(failures[b])),
                 _Packed.of(facts),
                 sizes[b],
                 members[b],
@@ -756,7 +754,7 @@ class _Part:
     """(size, series) for each size whose series is known (`_not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
     """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
-    failures: Sequence[tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]] = ()
+    failures: Sequence[Failure] = ()
     """Every check its keys failed (`Decided.failures`), when kept: split by bucket."""
 
 

@@ -275,16 +275,33 @@ def _votes(p: Plan, entities: Container[str] | None) -> list[tuple[str, str]]:
 @dataclass(frozen=True, slots=True)
 class Decided:
     """What `decide` found beside the facts it put in the plan: the conflict rows (the series'
-    first), the strongest losing claim of each disputed key, the checks each claim failed and
-    the place in the decide order of the key they were found for (`Reconciled.checked_at`)."""
+    first), the strongest losing claim of each disputed key, and every check a claim failed
+    with the place in the decide order of the key it was found for (`last_checks`)."""
 
     conflicts: list[Conflict]
     rivals: dict[tuple[str, str], Claim]
-    checks: dict[str, tuple[str, ...]]
-    checked_at: dict[str, tuple[int, tuple[str, str]]]
-    failures: list[tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]] = field(default_factory=list)
-    """Every (claim, place of the key, checks) found, before only the last key's are kept: a
-    claim inherited by sizes of several buckets is checked in each (`buckets`)."""
+    failures: list[Failure]
+    """Every check found, not only the last key's: a claim inherited by sizes of several
+    buckets is checked in each (`buckets`)."""
+
+
+Failure = tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]
+"""A claim, the place in the decide order of the key it was checked for, the checks it failed."""
+
+
+def last_checks(
+    failures: Iterable[Failure],
+) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[int, tuple[str, str]]]]:
+    """Each claim's checks from the last key in the decide order that failed it, and that
+    key's place (`Reconciled.checks`, `Reconciled.checked_at`): an inherited claim is checked
+    for each size, and the last key's checks are the claim's in whatever order, or parts and
+    buckets, they were found."""
+    checks: dict[str, tuple[str, ...]] = {}
+    checked_at: dict[str, tuple[int, tuple[str, str]]] = {}
+    for claim, at, failed in failures:
+        if claim not in checked_at or at > checked_at[claim]:
+            checks[claim], checked_at[claim] = failed, at
+    return checks, checked_at
 
 
 def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
@@ -294,9 +311,7 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
     conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
     rivals: dict[tuple[str, str], Claim] = {}
-    checks: dict[str, tuple[str, ...]] = {}
-    checked_at: dict[str, tuple[int, tuple[str, str]]] = {}
-    failures: list[tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]] = []
+    failures: list[Failure] = []
     for key in _votes(p, entities):
         votes = by_key[key]
         _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
@@ -306,15 +321,8 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
             conflicts.extend(rows)
             losing = next(r for r in rows if not r.won)
             rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing.claims)
-        for v in votes:
-            if v.failed:
-                # An inherited claim is checked for each size: the checks of the last key in
-                # the order `_decide_order` gives are the claim's, in whichever order they came.
-                at, claim = _decide_order(key), v.claim.claim_id
-                failures.append((claim, at, tuple(v.failed)))
-                if claim not in checked_at or at > checked_at[claim]:
-                    checks[claim], checked_at[claim] = failures[-1][2], at
-    return Decided(conflicts, rivals, checks, checked_at, failures)
+        failures.extend((v.claim.claim_id, _decide_order(key), tuple(v.failed)) for v in votes if v.failed)
+    return Decided(conflicts, rivals, failures)
 
 
 def _groups(p: Plan) -> dict[str, str]:
@@ -499,7 +507,7 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
         final.append(fact)
     conflicts.sort(key=_conflict_order)
     name_claims = tuple(p.name_claims) if entities is None else ()  # a part's are added by `merge`
-    return Reconciled(tuple(final), tuple(conflicts), tuple(links), name_claims, decided.checks, decided.checked_at)
+    return Reconciled(tuple(final), tuple(conflicts), tuple(links), name_claims, *last_checks(decided.failures))
 
 
 def _conflict_order(c: Conflict) -> tuple[str, str, bool, str]:
@@ -509,13 +517,9 @@ def _conflict_order(c: Conflict) -> tuple[str, str, bool, str]:
 def merge(p: Plan, parts: Sequence[Reconciled]) -> Reconciled:
     """Parts of `p` finished apart (`divide`) as one: each sequence in the order `finish` gives
     it, and a claim checked in two parts with the checks of the later key."""
-    checks: dict[str, tuple[str, ...]] = {}
-    checked_at: dict[str, tuple[int, tuple[str, str]]] = {}
-    for part in parts:
-        for claim, failed in part.checks.items():
-            at = part.checked_at[claim]
-            if claim not in checks or at > checked_at[claim]:
-                checks[claim], checked_at[claim] = failed, at
+    checks, checked_at = last_checks(
+        (claim, part.checked_at[claim], failed) for part in parts for claim, failed in part.checks.items()
+    )
     return Reconciled(
         tuple(sorted((f for part in parts for f in part.facts), key=lambda f: (f.entity, f.attribute))),
         tuple(sorted((c for part in parts for c in part.conflicts), key=_conflict_order)),
