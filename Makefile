@@ -23,11 +23,12 @@ help:
 
 # The virtualenv, made once (and again when pyproject.toml changes). Python 3.11's own pip installs
 # the project editable from pyproject.toml; setuptools' notices about editable installs are not
-# the newcomer's business, so its warnings are silenced (errors still stop the build).
+# the newcomer's business, nor are pip's warnings about a machine's unreachable package indexes,
+# so warnings are silenced (-qq; errors are still printed and still stop the build).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	@echo "installing the pipeline and its dependencies into $(VENV) (once)"
-	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@PYTHONWARNINGS=ignore $(BIN)/python -m pip install -qq --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
 build: $(STAMP)
