@@ -198,3 +198,39 @@ def test_a_frame_joined_from_parts_writes_the_bytes_of_the_whole(tmp_path: Path)
         write.write_table(made, columns, "facts", folder)
     for name in ("facts.parquet", "facts.csv"):
         assert (tmp_path / "joined" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()
+
+
+def test_a_consumed_frame_writes_the_bytes_of_pandas_conversion_and_is_let_go(tmp_path: Path) -> None:
+    """A build gives each frame up to the writer, which drops a column once it is converted, so
+    a large table is never held twice. The files are those of `pa.Table.from_pandas` (pandas'
+    metadata included: it reads each column's dtype, not its values), and the frame is emptied."""
+    import datetime as dt
+
+    import pyarrow.parquet as pq
+
+    from pipeline.outputs.schema import Column
+
+    columns = [
+        Column("size", "string", "a size"),
+        Column("vcpus", "int", "vCPUs"),
+        Column("memory_gib", "float", "memory", "GiB"),
+        Column("official", "bool", "named by an official page"),
+        Column("as_of", "date", "the page's date"),
+    ]
+    data = {
+        "size": ["Standard_ND40rs_v2", None, "Standard_NC6"],
+        "vcpus": [40, 6, None],
+        "memory_gib": [672.0, None, 56.0],
+        "official": [True, None, False],
+        "as_of": [dt.date(2024, 3, 1), None, dt.date(2019, 5, 2)],
+    }
+    given = write.frame(data, columns)
+    write.write_table(given, columns, "vm_sizes", tmp_path, consume=True)
+    assert list(given.columns) == []
+    schema = write.arrow_schema(columns, "vm_sizes")
+    expected = pa.Table.from_pandas(write.frame(data, columns), schema=schema, preserve_index=False)
+    expected = expected.replace_schema_metadata({**(expected.schema.metadata or {}), **(schema.metadata or {})})
+    written = pq.read_table(tmp_path / "vm_sizes.parquet")
+    assert written.equals(expected, check_metadata=True)
+    assert written["size"].to_pylist() == ["Standard_ND40rs_v2", None, "Standard_NC6"]
+    assert (tmp_path / "vm_sizes.csv").read_text().splitlines()[1] == "Standard_ND40rs_v2,40,672,True,2024-03-01"

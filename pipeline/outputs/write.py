@@ -90,17 +90,33 @@ def by_column(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> d
     return {c.name: [r.get(c.name) for r in rows] for c in columns}
 
 
-def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path) -> None:
-    import pyarrow as pa
+def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path, *, consume: bool = False) -> None:
+    """`name`.parquet and `name`.csv from `df`. With `consume`, each column is dropped from `df`
+    once converted, so that a large table is never held twice, as a frame and as Arrow."""
     import pyarrow.parquet as pq
 
-    schema = arrow_schema(columns, name)
-    # One chunk per column, however the frame was put together (the parts of a divided
-    # reconcile are joined): Parquet's pages follow the chunks, and the bytes must not.
-    table = pa.Table.from_pandas(df, schema=schema, preserve_index=False).combine_chunks()
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), **(schema.metadata or {})})
+    table = _arrow_table(df, arrow_schema(columns, name), consume)
     pq.write_table(table, folder / f"{name}.parquet", compression="zstd")
     write_csv(table, folder / f"{name}.csv")
+
+
+def _arrow_table(df: pd.DataFrame, schema: pa.Schema, consume: bool) -> pa.Table:
+    """`pa.Table.from_pandas(df, schema=schema)`, with the table's and pandas' metadata, one chunk
+    per column however the frame was put together (the parts of a divided reconcile are joined):
+    Parquet's pages follow the chunks, and the bytes must not."""
+    import pyarrow as pa
+
+    # pandas' metadata tells each column's dtype and Arrow type, not its values: an empty slice
+    # of the frame gives the whole frame's.
+    shape = pa.Table.from_pandas(df.iloc[:0], schema=schema, preserve_index=False).schema
+    shape = shape.with_metadata({**(shape.metadata or {}), **(schema.metadata or {})})
+    arrays = []
+    for f in shape:
+        array = pa.array(df[f.name], f.type, from_pandas=True)  # chunked, for a column of joined parts
+        arrays.append(array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array)
+        if consume:
+            del df[f.name]
+    return pa.Table.from_arrays(arrays, schema=shape)
 
 
 CSV_BATCH_ROWS = 1 << 14

@@ -66,6 +66,7 @@ from pipeline.stages.reconcile import (
     divide,
     finish,
     last_checks,
+    let_go,
     merge,
     plan,
     rates_read,
@@ -169,8 +170,12 @@ def _write(
             if not parallel:
                 clock.lap("contracts and report")  # run first, here
             cols = schema.tables()
-            for name, df in frames.items():
-                write_table(df, cols[name], name, stage)
+            # The contracts and the report have their copy of the frames (or are done): each
+            # table's columns are let go as they are written, but the documents' for the manifest.
+            for name in list(frames):
+                df = frames[name] if name == "documents" else frames.pop(name)
+                write_table(df, cols[name], name, stage, consume=name != "documents")
+                del df
             clock.lap("write tables")
         if parallel:
             clock.lap("contracts and report, waited for (they ran beside the writing)")
@@ -443,10 +448,12 @@ def _compute(
             ours = part(planned, mine)
             # While the other part is finished: the claims' table, but for the checks they fail.
             claims_table = _claims_frame(claims)
+            let_go(planned)  # before the other part's answer comes in
         parts = [ours, other.result()]
         del ours, other
     else:  # a small build, or a few buckets to decide again
         parts = [part(planned, todo)] if todo is None or todo else []
+        let_go(planned)
         claims_table = _claims_frame(claims)
     if decisions is not None:
         memo = decisions

@@ -325,6 +325,16 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     return Decided(conflicts, rivals, failures)
 
 
+def let_go(p: Plan) -> None:
+    """Drop the votes and facts that deciding and finishing put in `p`, once the parts are made:
+    they are most of a large build's memory, and `merge` and the bucket keys (`reads`) read
+    only the claims, the rule-made claims and what the plan knows of each entity."""
+    p.by_key.clear()
+    p.facts.clear()
+    p.inheritable.clear()
+    p.rest.clear()
+
+
 def _groups(p: Plan) -> dict[str, str]:
     """Each entity's group: what finishing an entity reads of others is in its group. The sizes
     of a family and vCPU count hold the official size an unverified one may be linked to and a
