@@ -189,3 +189,16 @@ def test_a_claim_from_a_document_the_documents_table_lacks_is_named(frames: dict
     bad = broken(frames)
     bad["claims"].loc[0, "document"] = "seeds/not-a-document.md"
     assert validate(bad) == ["claims.document: names documents not in documents: 'seeds/not-a-document.md'"]
+
+
+def test_a_frame_is_checked_as_given_and_left_as_it_was(frames: dict[str, pd.DataFrame]) -> None:
+    """The build's frames are checked in place (no copy of a large table), so checking must not
+    change them; a frame with another index is reported by row position all the same."""
+    before = {name: df.copy() for name, df in frames.items()}
+    assert validate(frames) == []
+    for name, df in frames.items():
+        pd.testing.assert_frame_equal(df, before[name])
+    bad = broken(frames)
+    bad["facts"].loc[3, "confidence"] = 1.5
+    bad["facts"].index = bad["facts"].index + 100
+    assert validate(bad) == ["facts.confidence: must be between 0 and 1; 1 row(s) fail, e.g. 1.5 at row(s) 3"]

@@ -314,3 +314,15 @@ def test_docs_vs_api_lists_each_disagreement_and_the_reliability_table(page: str
     assert "298 values the pages alone give" in shown
     assert re.search(r"Expected calibration error 0\.0\d\d\d", shown)
     assert "<td>0.95-1.00</td>" in section.group(0)
+
+
+def test_the_written_page_is_the_rendered_page(frames: dict[str, pd.DataFrame], page: str, tmp_path: Path) -> None:
+    """The build writes the page a section at a time (the whole of it at once was the largest
+    memory of its process): the file is the page `render_report` gives, in UTF-8, LF only."""
+    from pipeline.outputs.report import write_report
+
+    write_report(frames, tmp_path / "report.html")
+    written = (tmp_path / "report.html").read_bytes()
+    assert written == page.encode("utf-8")
+    assert b"\r" not in written and written.startswith(b"<!DOCTYPE html>\n")
+    assert written.count(b"<section") >= 6 and written.endswith(b"</body></html>\n")

@@ -16,7 +16,8 @@ import html
 import numbers
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -1029,8 +1030,22 @@ def _diagnostics(rows: Rows) -> str:
 
 def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM dataset") -> str:
     """The whole page: summary, sizes, conflicts, documents, diagnostics; deterministic for given frames."""
+    return "".join(_page(frames, title))
+
+
+def write_report(frames: Mapping[str, pd.DataFrame], path: Path, title: str = "GPU VM dataset") -> None:
+    """`render_report`'s page written to `path` (UTF-8) a section at a time: at 10,000 documents
+    the page is 40 MB, and the whole of it as one string, then as bytes, was the largest
+    memory of the process that writes it."""
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for piece in _page(frames, title):
+            f.write(piece)
+
+
+def _page(frames: Mapping[str, pd.DataFrame], title: str) -> Iterator[str]:
+    """The page in order, each section made when it is its turn (the conflicts first: the summary
+    counts the disputes), so that only one large section is held at a time."""
     rows = _rows(frames)
-    sizes = _size_tables(rows, _stated_for_sizes(frames))
     conflicts, disputes = _conflicts(rows)
     nav = "".join(
         f'<a href="#{k}">{v}</a>'
@@ -1043,7 +1058,7 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
             ("diagnostics", "Diagnostics"),
         )
     )
-    return (
+    yield (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">'
@@ -1054,9 +1069,16 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
         "<p>What the documentation says about each GPU VM size, how sure we are, where documents disagree and "
         "why one value was chosen. Every value traces back to a document and a line.</p>"
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
-        f"{_summary(rows, frames.get('facts'), disputes)}\n{sizes}\n{conflicts}\n{_docs_vs_api(rows)}\n"
-        f"{_documents(rows)}\n"
-        f"{_diagnostics(rows)}\n</main>"
+    )
+    yield f"{_summary(rows, frames.get('facts'), disputes)}\n"
+    yield _size_tables(rows, _stated_for_sizes(frames))
+    yield "\n"
+    yield conflicts
+    del conflicts
+    yield f"\n{_docs_vs_api(rows)}\n"
+    yield f"{_documents(rows)}\n"
+    yield f"{_diagnostics(rows)}\n</main>"
+    yield (
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
         "pipeline/outputs/report.py</footer>"
         f"<script>{SCRIPT}</script></body></html>\n"

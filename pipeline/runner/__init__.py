@@ -45,7 +45,7 @@ from pipeline.outputs.write import (
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, entry_key, parse_all, survey
-from pipeline.runner.pool import Beside, beside, collector_paused, cores
+from pipeline.runner.pool import Beside, beside, collector_paused, cores, give_back
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
@@ -158,7 +158,7 @@ def _write(
         def check_and_document() -> list[str]:
             violations = contracts.validate(frames)
             if not violations:
-                (stage / "report.html").write_text(report.render_report(frames), encoding="utf-8", newline="\n")
+                report.write_report(frames, stage / "report.html")
                 (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
                 write_json(stage / "datapackage.json", dictionary.datapackage())
             return violations
@@ -502,6 +502,7 @@ def _compute(
     if not records:
         del documents, norm, resolved
         claims = ()
+        give_back()  # the claims' records: the tables still to make then reuse their pages
     made["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
     made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
     made["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
