@@ -334,12 +334,13 @@ def _compute(
     extractions: list[Extraction] = []
     know = knowledge.load()
     saved: list[Beside[int]] = []
+    read = 0  # documents read: whether a memo is saved by a forked process (`keep`)
 
     if cache:  # once every memo is written (the callbacks run last-in first-out)
         saving.callback(lambda: setattr(cache.stats, "write_errors", cache.stats.write_errors + _failed(saved)))
 
     def keep(memo: Memo, fill: Callable[[], None] | None = None) -> None:
-        saved.append(_save_beside(memo, _splits(settings, len(documents)), saving, fill))
+        saved.append(_save_beside(memo, _splits(settings, read), saving, fill))
 
     content: dict[str, str] = {}
     if sources.is_dir():
@@ -353,6 +354,7 @@ def _compute(
             if parsed.document is None:
                 continue
             documents.append(parsed.document)
+            read += 1
             if parsed.extraction is not None:
                 extractions.append(parsed.extraction)
                 diagnostics.extend(parsed.extraction.diagnostics)
@@ -404,6 +406,11 @@ def _compute(
     planned = plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects)
     claims = tuple(sorted((*resolved, *planned.name_claims), key=_claim_order))
     prices = _price_rows(norm.prices, sources_by_doc)
+    # Every claim is known: the documents' table is made now, and without the records their
+    # text is let go before the memory of deciding is needed.
+    documents_table = _documents_frame(documents, subjects, claims, sources_by_doc, upstream)
+    kept_documents = tuple(documents) if records else ()
+    del documents
 
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
 
@@ -483,7 +490,7 @@ def _compute(
     diagnostics.extend(_not_built(norm.mentions, built, sorted(m for x in parts for m in x.members)))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     result = BuildResult(
-        documents=tuple(documents) if records else (),
+        documents=kept_documents,
         claims=claims if records else (),
         diagnostics=tuple(diagnostics),
         facts=rec.facts,
@@ -496,11 +503,11 @@ def _compute(
     cols = schema.tables()
     made = {"facts": _in_order([x.facts for x in parts], ["entity", "attribute"])}
     del parts
-    made["documents"] = _documents_frame(documents, subjects, claims, sources_by_doc, upstream)
+    made["documents"] = documents_table
     claims_table["checks_failed"] = _checks_column(claims, rec.checks)
     made["claims"] = claims_table
     if not records:
-        del documents, norm, resolved
+        del norm, resolved
         claims = ()
         give_back()  # the claims' records: the tables still to make then reuse their pages
     made["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
