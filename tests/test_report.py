@@ -324,5 +324,10 @@ def test_the_written_page_is_the_rendered_page(frames: dict[str, pd.DataFrame], 
     write_report(frames, tmp_path / "report.html")
     written = (tmp_path / "report.html").read_bytes()
     assert written == page.encode("utf-8")
+    # A process that only makes the report gives the frames up: they are let go once read.
+    given = {name: df.copy() for name, df in frames.items()}
+    write_report(given, tmp_path / "given.html", consume=True)
+    assert given == {}
+    assert (tmp_path / "given.html").read_bytes() == written
     assert b"\r" not in written and written.startswith(b"<!DOCTYPE html>\n")
     assert written.count(b"<section") >= 6 and written.endswith(b"</body></html>\n")

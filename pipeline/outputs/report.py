@@ -16,7 +16,7 @@ import html
 import numbers
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -1033,20 +1033,39 @@ def render_report(frames: Mapping[str, pd.DataFrame], title: str = "GPU VM datas
     return "".join(_page(frames, title))
 
 
-def write_report(frames: Mapping[str, pd.DataFrame], path: Path, title: str = "GPU VM dataset") -> None:
+def write_report(
+    frames: dict[str, pd.DataFrame], path: Path, title: str = "GPU VM dataset", *, consume: bool = False
+) -> None:
     """`render_report`'s page written to `path` (UTF-8) a section at a time: at 10,000 documents
     the page is 40 MB, and the whole of it as one string, then as bytes, was the largest
-    memory of the process that writes it."""
+    memory of the process that writes it. With `consume`, `frames` is emptied once the page has
+    read what it shows of them (a process that only makes the report then gives their memory back)."""
+
+    def let_go() -> None:
+        import pyarrow as pa
+
+        frames.clear()
+        pa.default_memory_pool().release_unused()
+
     with open(path, "w", encoding="utf-8", newline="\n") as f:
-        for piece in _page(frames, title):
+        for piece in _page(frames, title, let_go if consume else None):
             f.write(piece)
 
 
-def _page(frames: Mapping[str, pd.DataFrame], title: str) -> Iterator[str]:
-    """The page in order, each section made when it is its turn (the conflicts first: the summary
-    counts the disputes), so that only one large section is held at a time."""
+def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], None] | None = None) -> Iterator[str]:
+    """The page in order, each section made when it is its turn, so that only one large section
+    is held at a time; what a section reads of the whole tables (counts) is read first, and
+    `read` is called once nothing more is."""
     rows = _rows(frames)
+    facts = frames.get("facts")
+    statuses = facts[["status"]] if facts is not None and "status" in facts.columns else None  # for the summary
+    stated = _stated_for_sizes(frames)
+    del facts
+    if read is not None:
+        read()
     conflicts, disputes = _conflicts(rows)
+    summary = _summary(rows, statuses, disputes)
+    del statuses
     nav = "".join(
         f'<a href="#{k}">{v}</a>'
         for k, v in (
@@ -1070,8 +1089,8 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str) -> Iterator[str]:
         "why one value was chosen. Every value traces back to a document and a line.</p>"
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
     )
-    yield f"{_summary(rows, frames.get('facts'), disputes)}\n"
-    yield _size_tables(rows, _stated_for_sizes(frames))
+    yield f"{summary}\n"
+    yield _size_tables(rows, stated)
     yield "\n"
     yield conflicts
     del conflicts

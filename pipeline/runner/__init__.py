@@ -14,6 +14,7 @@ import datetime as dt
 import hashlib
 import importlib
 import json
+import os
 import pickle
 import re
 import shutil
@@ -154,11 +155,15 @@ def _write(
 
     stage = staging_folder(out)
     try:
+        here = os.getpid()
 
         def check_and_document() -> list[str]:
             violations = contracts.validate(frames)
             if not violations:
-                report.write_report(frames, stage / "report.html")
+                # In a forked process, the frames are its own copy: the report lets them go once
+                # it has read them, and the process gives their memory back.
+                mine = os.getpid() != here
+                report.write_report(frames, stage / "report.html", consume=mine)
                 (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
                 write_json(stage / "datapackage.json", dictionary.datapackage())
             return violations
