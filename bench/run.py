@@ -522,13 +522,14 @@ def _version(dist: str) -> str | None:
 
 
 def _commit() -> str | None:
-    """The code measured: a short commit, marked when the working tree has changes."""
+    """The code measured: a short commit, marked when the working tree has changes (but for the
+    benchmark's own results, which the previous run left there to be committed)."""
     try:
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results.*"],
             cwd=PROJECT_ROOT,
             capture_output=True,
             text=True,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench import run as bench
 
 
@@ -139,3 +141,29 @@ def test_the_memory_of_each_step_of_a_cold_build_is_reported(tmp_path: Path) -> 
     assert rows[2:] == ["| survey | 60 |", "| read and extract | 350 |", "| reconcile | 1,500 |"]
     data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
     assert data["results"][0]["cold_peaks_mb"] == {"survey": 60.0, "read and extract": 350.4, "reconcile": 1500.0}
+
+
+def test_the_commit_measured_is_marked_by_code_changes_not_by_the_last_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The results of the previous run wait in the tree to be committed: they do not make the
+    code measured "uncommitted"; a change to anything else does."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout.strip()
+
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "results.md").write_text("# Benchmark\n")
+    (tmp_path / "bench" / "results.json").write_text("{}\n")
+    (tmp_path / "build.py").write_text("print('build')\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "first")
+    head = git("rev-parse", "--short", "HEAD")
+    monkeypatch.setattr(bench, "PROJECT_ROOT", tmp_path)
+    (tmp_path / "bench" / "results.md").write_text("# Benchmark, again\n")
+    (tmp_path / "bench" / "results.json").write_text('{"again": true}\n')
+    assert bench._commit() == head
+    (tmp_path / "build.py").write_text("print('built')\n")
+    assert bench._commit() == f"{head} + uncommitted changes"
