@@ -394,6 +394,23 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     assert pieces[2].rec.checked_at == {"c1": (3, b)}
 
 
+def test_the_tables_an_edit_leaves_alone_keep_their_csv_files(seeds: Path, tmp_path: Path) -> None:
+    """A line added after the last table changes the documents' table (the page's hash) and no
+    claim: the claims' CSV is the previous build's file, and every file is what a build from
+    scratch writes."""
+    out = tmp_path / "output"
+    build(seeds, out)
+    before = {name: (out / name).stat().st_ino for name in ("claims.csv", "documents.csv")}
+    page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
+    page.write_text(page.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    build(seeds, out)
+    assert (out / "claims.csv").stat().st_ino == before["claims.csv"]
+    assert (out / "documents.csv").stat().st_ino != before["documents.csv"]
+    scratch = tmp_path / "scratch"
+    build(seeds, scratch, settings=runner.Settings(incremental=False))
+    assert _files(out) == _files(scratch)
+
+
 def test_an_output_edited_by_hand_is_rebuilt(seeds: Path, tmp_path: Path) -> None:
     out = tmp_path / "output"
     build(seeds, out)

@@ -234,3 +234,55 @@ def test_a_consumed_frame_writes_the_bytes_of_pandas_conversion_and_is_let_go(tm
     assert written.equals(expected, check_metadata=True)
     assert written["size"].to_pylist() == ["Standard_ND40rs_v2", None, "Standard_NC6"]
     assert (tmp_path / "vm_sizes.csv").read_text().splitlines()[1] == "Standard_ND40rs_v2,40,672,True,2024-03-01"
+
+
+def _written(folder: Path, sizes: list[str], previous: write.Previous | None = None) -> Path:
+    """`vm_sizes` with one column, written into `folder` (with a manifest listing it, as a build's)."""
+    from pipeline.outputs.schema import Column
+
+    columns = [Column("size", "string", "a size")]
+    folder.mkdir()
+    write.write_table(write.frame({"size": sizes}, columns), columns, "vm_sizes", folder, previous=previous)
+    entry = {
+        "sha256": write.file_sha256(folder / "vm_sizes.csv"),
+        "parquet_sha256": write.file_sha256(folder / "vm_sizes.parquet"),
+    }
+    write.write_json(folder / "manifest.json", {"code_sha256": "code A", "outputs": {"vm_sizes": entry}})
+    return folder
+
+
+def test_a_table_written_again_unchanged_takes_the_previous_csv(tmp_path: Path) -> None:
+    """The Parquet file is written and compared: the same bytes mean the same table, whose CSV the
+    same code already wrote. It is linked from the previous output, not made again."""
+    before = _written(tmp_path / "before", ["Standard_ND40rs_v2", "Standard_NC6"])
+    previous = write.Previous.of(before, "code A")
+    assert previous is not None
+    after = _written(tmp_path / "after", ["Standard_ND40rs_v2", "Standard_NC6"], previous)
+    assert (after / "vm_sizes.csv").stat().st_ino == (before / "vm_sizes.csv").stat().st_ino
+    assert (after / "vm_sizes.csv").read_text() == "size\nStandard_ND40rs_v2\nStandard_NC6\n"
+    assert previous.hashes == {
+        "vm_sizes.parquet": write.file_sha256(before / "vm_sizes.parquet"),
+        "vm_sizes.csv": write.file_sha256(before / "vm_sizes.csv"),
+    }
+
+
+def test_a_changed_table_or_an_edited_csv_is_written_afresh(tmp_path: Path) -> None:
+    before = _written(tmp_path / "before", ["Standard_ND40rs_v2"])
+    changed = _written(tmp_path / "changed", ["Standard_ND96asr_v4"], write.Previous.of(before, "code A"))
+    assert (changed / "vm_sizes.csv").read_text() == "size\nStandard_ND96asr_v4\n"
+    (before / "vm_sizes.csv").write_text("size\nStandard_ND41rs_v2\n")  # by hand, after the manifest
+    edited = _written(tmp_path / "edited", ["Standard_ND40rs_v2"], write.Previous.of(before, "code A"))
+    assert (edited / "vm_sizes.csv").read_text() == "size\nStandard_ND40rs_v2\n"
+    assert (before / "vm_sizes.csv").read_text() == "size\nStandard_ND41rs_v2\n"  # left as it was
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    ['{"code_sha256": "code B", "outputs": {}}', '{"outputs": {}}', "not json", '{"code_sha256": "code A"}', "[]"],
+    ids=["other code", "no code", "unreadable", "no outputs", "not an object"],
+)
+def test_an_output_written_by_other_code_lends_nothing(manifest: str, tmp_path: Path) -> None:
+    """The CSV is made from the table by the code: other code (or pyarrow) may make other text."""
+    (tmp_path / "manifest.json").write_text(manifest)
+    assert write.Previous.of(tmp_path, "code A") is None
+    assert write.Previous.of(tmp_path / "missing", "code A") is None

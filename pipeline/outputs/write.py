@@ -10,11 +10,13 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
 import shutil
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,14 +92,80 @@ def by_column(rows: Sequence[Mapping[str, Any]], columns: Sequence[Column]) -> d
     return {c.name: [r.get(c.name) for r in rows] for c in columns}
 
 
-def write_table(df: pd.DataFrame, columns: Sequence[Column], name: str, folder: Path, *, consume: bool = False) -> None:
+def write_table(
+    df: pd.DataFrame,
+    columns: Sequence[Column],
+    name: str,
+    folder: Path,
+    *,
+    consume: bool = False,
+    previous: Previous | None = None,
+) -> None:
     """`name`.parquet and `name`.csv from `df`. With `consume`, each column is dropped from `df`
-    once converted, so that a large table is never held twice, as a frame and as Arrow."""
+    once converted, so that a large table is never held twice, as a frame and as Arrow. With
+    `previous`, the CSV is taken from there when the table is the one it holds (`Previous`)."""
     import pyarrow.parquet as pq
 
     table = _arrow_table(df, arrow_schema(columns, name), consume)
     pq.write_table(table, folder / f"{name}.parquet", compression="zstd")
-    write_csv(table, folder / f"{name}.csv")
+    if previous is None or not previous.take_csv(name, folder):
+        write_csv(table, folder / f"{name}.csv")
+
+
+def file_sha256(path: Path) -> str:
+    with path.open("rb") as f:  # read in blocks: a large table's CSV is hundreds of MB
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+@dataclass
+class Previous:
+    """The tables of the output folder a build replaces, as its manifest lists them, written by
+    the same code and libraries (`code`). A table whose Parquet file comes out byte for byte as
+    the one listed there is the same table, so its CSV, which the same code makes from the table
+    alone, would be the same bytes: it is linked (or copied) from there rather than made again,
+    which was most of the time an edit of one document spent writing. `hashes` are the files'
+    digests this build already knows, for its manifest."""
+
+    folder: Path
+    outputs: Mapping[str, Mapping[str, Any]]
+    hashes: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, out: Path, code: str) -> Previous | None:
+        """`out`'s tables when its manifest says they were written by `code`; None otherwise."""
+        try:
+            listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+            if not isinstance(listing, dict) or listing.get("code_sha256") != code:
+                return None
+            outputs = listing["outputs"]
+            if not isinstance(outputs, dict) or not all(isinstance(e, dict) for e in outputs.values()):
+                return None
+        except (OSError, ValueError, KeyError):
+            return None
+        return cls(out, outputs)
+
+    def take_csv(self, name: str, folder: Path) -> bool:
+        """`name`.csv into `folder` from the previous output, when `folder`'s `name`.parquet is
+        the previous one and the previous CSV is still the file its manifest lists."""
+        entry = self.outputs.get(name, {})
+        parquet = self.hashes[f"{name}.parquet"] = file_sha256(folder / f"{name}.parquet")
+        if parquet != entry.get("parquet_sha256"):
+            return False
+        target = folder / f"{name}.csv"
+        try:
+            try:
+                os.link(self.folder / f"{name}.csv", target)
+            except OSError:  # a file system without hard links
+                shutil.copyfile(self.folder / f"{name}.csv", target)
+            # What was taken is checked, not what was there before: the file may have been edited.
+            taken = file_sha256(target)
+            if taken == entry.get("sha256"):
+                self.hashes[f"{name}.csv"] = taken
+                return True
+        except OSError:
+            pass
+        target.unlink(missing_ok=True)
+        return False
 
 
 def _arrow_table(df: pd.DataFrame, schema: pa.Schema, consume: bool) -> pa.Table:

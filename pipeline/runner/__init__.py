@@ -34,7 +34,9 @@ from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, REGISTRY_FILE, Source, classify, load_registry
 from pipeline.outputs import schema
 from pipeline.outputs.write import (
+    Previous,
     by_column,
+    file_sha256,
     frame,
     output_lock,
     recover,
@@ -175,18 +177,23 @@ def _write(
             if not parallel:
                 clock.lap("contracts and report")  # run first, here
             cols = schema.tables()
+            # A table the build replaces with the same table keeps its CSV (`Previous`).
+            previous = Previous.of(out, code_fingerprint()) if settings.incremental else None
             # The contracts and the report have their copy of the frames (or are done): each
             # table's columns are let go as they are written, but the documents' for the manifest.
             for name in list(frames):
                 df = frames[name] if name == "documents" else frames.pop(name)
-                write_table(df, cols[name], name, stage, consume=name != "documents")
+                write_table(df, cols[name], name, stage, consume=name != "documents", previous=previous)
                 del df
             clock.lap("write tables")
         if parallel:
             clock.lap("contracts and report, waited for (they ran beside the writing)")
         if violations := checked.result():
             raise ContractViolation(violations)
-        write_json(stage / "manifest.json", manifest(sources, result, frames["documents"], stage, key))
+        write_json(
+            stage / "manifest.json",
+            manifest(sources, result, frames["documents"], stage, key, previous.hashes if previous else None),
+        )
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
@@ -267,12 +274,12 @@ def _unchanged(out: Path, key: str) -> BuildResult | None:
         if listing.get("build_key") != key:
             return None
         for name, entry in listing["outputs"].items():
-            if _sha256(out / f"{name}.csv") != entry["sha256"]:
+            if file_sha256(out / f"{name}.csv") != entry["sha256"]:
                 return None
-            if _sha256(out / f"{name}.parquet") != entry["parquet_sha256"]:
+            if file_sha256(out / f"{name}.parquet") != entry["parquet_sha256"]:
                 return None
         for name, entry in listing["documentation"].items():
-            if _sha256(out / name) != entry["sha256"]:
+            if file_sha256(out / name) != entry["sha256"]:
                 return None
         with open(out / "diagnostics.csv", encoding="utf-8", newline="") as f:
             diagnostics = tuple(
@@ -283,11 +290,6 @@ def _unchanged(out: Path, key: str) -> BuildResult | None:
         return None
     tables = {name: int(entry["rows"]) for name, entry in listing["outputs"].items()}
     return BuildResult(documents=(), claims=(), diagnostics=diagnostics, tables=tables, up_to_date=True)
-
-
-def _sha256(path: Path) -> str:
-    with path.open("rb") as f:  # read in blocks: a large table's CSV is hundreds of MB
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 @collector_paused()
@@ -928,19 +930,28 @@ def _claim_order(c: Claim) -> tuple[object, ...]:
     return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
-def manifest(sources: Path, result: BuildResult, documents: Any, folder: Path, key: str) -> dict[str, Any]:
-    """What went in and what came out, by content hash: what a no-op build and drift check first.
+def manifest(
+    sources: Path, result: BuildResult, documents: Any, folder: Path, key: str, known: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """What went in and what came out, by content hash: what a no-op build and drift check first,
+    and the code that wrote it (what the next build's `Previous` checks).
 
-    `documents` is the documents table (a DataFrame with `document` and `sha256`)."""
+    `documents` is the documents table (a DataFrame with `document` and `sha256`); `known` are
+    the digests of files in `folder` the build already took, by file name."""
+    known = known or {}
+
+    def file_hash(name: str) -> str:
+        return known.get(name) or file_sha256(folder / name)
+
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
     for name in SIDE_INPUTS:
         if (sources / name).is_file():
-            inputs[name] = _sha256(sources / name)
+            inputs[name] = file_sha256(sources / name)
     outputs = {
         name: {
             "rows": rows,
-            "sha256": _sha256(folder / f"{name}.csv"),
-            "parquet_sha256": _sha256(folder / f"{name}.parquet"),
+            "sha256": file_hash(f"{name}.csv"),
+            "parquet_sha256": file_hash(f"{name}.parquet"),
         }
         for name, rows in sorted(result.tables.items())
     }
@@ -949,9 +960,10 @@ def manifest(sources: Path, result: BuildResult, documents: Any, folder: Path, k
         "pipeline_version": PIPELINE_VERSION,
         "knowledge_sha256": knowledge.fingerprint(),
         "build_key": key,
+        "code_sha256": code_fingerprint(),
         "inputs": dict(sorted(inputs.items())),
         "outputs": outputs,
-        "documentation": {name: {"sha256": _sha256(folder / name)} for name in DOCUMENTATION},
+        "documentation": {name: {"sha256": file_hash(name)} for name in DOCUMENTATION},
     }
 
 
