@@ -331,3 +331,18 @@ def test_the_written_page_is_the_rendered_page(frames: dict[str, pd.DataFrame], 
     assert (tmp_path / "given.html").read_bytes() == written
     assert b"\r" not in written and written.startswith(b"<!DOCTYPE html>\n")
     assert written.count(b"<section") >= 6 and written.endswith(b"</body></html>\n")
+
+
+def test_of_the_two_largest_tables_the_page_holds_only_the_rows_and_columns_it_shows(
+    frames: dict[str, pd.DataFrame],
+) -> None:
+    """At 10,000 documents the claims and facts tables are hundreds of MB: the page converts the
+    claims its disputes cite and the facts it shows, with only the columns it reads of them."""
+    from pipeline.outputs.report import CLAIM_COLUMNS, FACT_COLUMNS, _rows
+
+    rows = _rows(frames)
+    assert {k for r in rows["claims"] for k in r} == set(CLAIM_COLUMNS)
+    assert {k for r in rows["facts"] for k in r} == set(FACT_COLUMNS)
+    cited = {i for r in rows["conflicts"] for i in str(r["claims"]).split()}
+    assert {r["claim_id"] for r in rows["claims"]} == cited & set(frames["claims"]["claim_id"])
+    assert 0 < len(rows["claims"]) < len(frames["claims"])

@@ -444,7 +444,7 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
     claims = frames.get("claims")
     if claims is not None and "claim_id" in claims.columns:
         cited = {i for r in rows.get("conflicts", []) for i in _split(r.get("claims"), " ")}
-        rows["claims"] = _dicts(claims[claims["claim_id"].isin(cited)])
+        rows["claims"] = _dicts(claims[claims["claim_id"].isin(cited)], CLAIM_COLUMNS)
     facts = frames.get("facts")
     if facts is not None and "entity" in facts.columns:
         # Every fact of the sizes shown, and the fact of each value in dispute.
@@ -456,6 +456,9 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
         rows["facts"] = _dicts(near[wanted], FACT_COLUMNS)
     return rows
 
+
+CLAIM_COLUMNS = ("claim_id", "document", "line", "method", "raw_text")
+"""The columns of the claims table the page shows (each competing value's sources)."""
 
 FACT_COLUMNS = (
     "entity",
