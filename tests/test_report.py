@@ -343,6 +343,31 @@ def test_of_the_two_largest_tables_the_page_holds_only_the_rows_and_columns_it_s
     rows = _rows(frames)
     assert {k for r in rows["claims"] for k in r} == set(CLAIM_COLUMNS)
     assert {k for r in rows["facts"] for k in r} == set(FACT_COLUMNS)
-    cited = {i for r in rows["conflicts"] for i in str(r["claims"]).split()}
+    cited = {i for r in rows["conflicts"] for i in str(r.get("claims") or "").split()}
     assert {r["claim_id"] for r in rows["claims"]} == cited & set(frames["claims"]["claim_id"])
     assert 0 < len(rows["claims"]) < len(frames["claims"])
+
+
+@pytest.mark.parametrize("limit", [1, 5, 40])
+def test_rows_the_page_does_not_show_are_held_in_part_and_the_page_is_the_same(
+    frames: dict[str, pd.DataFrame], monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    """Past the limit, a size or a dispute's values are only counted (and a dispute with an API
+    catalog is shown whatever the limit, in Docs vs API): their rows hold the counted columns.
+    The page is the one every row held whole gives; a value only a size past the limit has
+    still keeps its column from being called empty."""
+    from pipeline.outputs import report
+
+    monkeypatch.setattr(report, "SECTION_LIMIT", limit)
+    sizes = frames["vm_sizes"].copy()
+    sizes.loc[: min(limit, len(sizes)) - 1, "max_data_disks"] = pd.NA  # a value only past the limit
+    assert sizes["max_data_disks"].notna().any()
+    # and no fact of it: whether the column is empty is then read from vm_sizes alone
+    given = {**frames, "vm_sizes": sizes, "facts": frames["facts"].query("attribute != 'max_data_disks'")}
+    held = report._rows(given)
+    assert {k for r in held["vm_sizes"][limit:] for k in r} == set(report.SIZE_COUNTED)
+    assert any(set(r) == set(report.CONFLICT_COUNTED) for r in held["conflicts"])
+    page = render_report(given)
+    monkeypatch.setattr(report, "_COUNTED", {})
+    assert report._rows(given)["vm_sizes"][limit:][0].keys() == set(sizes.columns)
+    assert render_report(given) == page

@@ -439,8 +439,14 @@ Rows = Mapping[str, list[dict[str, Any]]]
 def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]:
     """Only the claims some conflict cites and the facts of the sizes and conflicts the page
     shows: claims and facts are by far the largest tables, and converting all of them was most
-    of a large build's time and memory. The summary counts facts from the table itself."""
-    rows = {name: _dicts(df) for name, df in frames.items() if name not in ("claims", "facts")}
+    of a large build's time and memory. The summary counts facts from the table itself. Of the
+    sizes and the conflicts the page does not show, each row holds only the columns the page
+    counts (`SIZE_COUNTED`, `CONFLICT_COUNTED`)."""
+    rows = {name: _dicts(df) for name, df in frames.items() if name not in ("claims", "facts", *_COUNTED)}
+    for name, counted in _COUNTED.items():
+        if (df := frames.get(name)) is not None:
+            whole = _shown_rows(name, df)
+            rows[name] = _dicts(df) if all(whole) else _mixed(df, whole, counted)
     claims = frames.get("claims")
     if claims is not None and "claim_id" in claims.columns:
         cited = {i for r in rows.get("conflicts", []) for i in _split(r.get("claims"), " ")}
@@ -455,6 +461,40 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
         wanted = [entity in shown or (entity, attribute) in disputed for entity, attribute in keys]
         rows["facts"] = _dicts(near[wanted], FACT_COLUMNS)
     return rows
+
+
+SIZE_COUNTED = ("size", "status", "lifecycle", "found_in")
+"""The columns of vm_sizes the page reads of a size it does not show: counts by status, family,
+lifecycle and side (`found_in`). Which attributes no size has a value for is read from the
+table (`_stated_for_sizes`)."""
+
+CONFLICT_COUNTED = ("entity", "attribute", "kinds", "superseded")
+"""The columns of conflicts the page reads of a dispute it does not show: the counts of values,
+of disputes and of superseded values, and the kinds of document (a dispute between the docs and
+the API is always shown, in its own section)."""
+
+_COUNTED = {"vm_sizes": SIZE_COUNTED, "conflicts": CONFLICT_COUNTED}
+
+
+def _shown_rows(name: str, df: pd.DataFrame) -> list[bool]:
+    """For each row of vm_sizes or conflicts, whether the page shows it: the first SECTION_LIMIT
+    sizes; the values of the first SECTION_LIMIT disputes by (entity, attribute), and those of
+    every dispute some API catalog takes part in."""
+    if name == "vm_sizes":
+        return [i < SECTION_LIMIT for i in range(len(df))]
+    if not {"entity", "attribute", "kinds"} <= set(df.columns):
+        return [True] * len(df)
+    keys = [(_text(e), _text(a)) for e, a in zip(df["entity"].tolist(), df["attribute"].tolist(), strict=True)]
+    first = set(sorted(set(keys))[:SECTION_LIMIT])
+    api = {k for k, kinds in zip(keys, df["kinds"].tolist(), strict=True) if "api_catalog" in _split(kinds, ", ")}
+    return [k in first or k in api for k in keys]
+
+
+def _mixed(df: pd.DataFrame, shown: Sequence[bool], counted: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of `df` in order: those `shown` whole, the others with only the `counted` columns."""
+    mask = pd.Series(shown, index=df.index, dtype=bool)
+    whole, partial = iter(_dicts(df[mask])), iter(_dicts(df[~mask], counted))
+    return [next(whole) if keep else next(partial) for keep in shown]
 
 
 CLAIM_COLUMNS = ("claim_id", "document", "line", "method", "raw_text")
@@ -601,13 +641,16 @@ def _heading(col: schema.Column, core: bool = False) -> str:
 
 
 def _stated_for_sizes(frames: Mapping[str, pd.DataFrame]) -> set[str]:
-    """Attributes some size has a fact for, from the whole facts table (the page converts
-    only the facts it shows)."""
+    """Attributes some size has a fact for or a value in vm_sizes, from the whole tables (the
+    page converts only the facts it shows, and of the sizes past its limit a few columns)."""
     facts, sizes = frames.get("facts"), frames.get("vm_sizes")
-    if facts is None or sizes is None or "entity" not in facts.columns or "size" not in sizes.columns:
+    if sizes is None:
         return set()
+    stated = {a for a in schema.VM_SIZE_ATTRIBUTES if a in sizes.columns and not all(map(_na, sizes[a].tolist()))}
+    if facts is None or "entity" not in facts.columns or "size" not in sizes.columns:
+        return stated
     of_sizes = facts["entity"].isin(set(sizes["size"].dropna().tolist()))
-    return {str(a) for a in facts.loc[of_sizes, "attribute"].dropna().unique()}
+    return stated | {str(a) for a in facts.loc[of_sizes, "attribute"].dropna().unique()}
 
 
 def _size_tables(rows: Rows, stated: set[str]) -> str:
@@ -617,7 +660,7 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
     # A column no size has a value for would only be a stripe of dashes; it is named instead.
     empty = {
         a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in stated and all(_na(r.get(a)) for r in sizes)
-    }
+    }  # `stated` knows the values of the rows past the limit, which `sizes` holds only in part
     attrs = [a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in empty and a not in ROW_HEAD_ATTRIBUTES]
     grouped = {a for names in SIZE_GROUPS.values() for a in names}
     groups = [(title, [a for a in names if a in attrs]) for title, names in SIZE_GROUPS.items()]
