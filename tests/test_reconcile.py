@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -810,3 +811,26 @@ def test_copies_that_agree_are_one_voice(tmp_path: Path, pages: dict[str, str], 
     # Memory, which no size name states: only the pages speak.
     f = fact(_pages(pages, tmp_path), "Standard_NC6s_v3", "memory_gib")
     assert (f.value_number, f.status, f.sources) == (112, status, voices)
+
+
+def test_the_part_whose_process_also_makes_the_claims_table_is_the_smaller_the_fewer_there_are_to_decide(
+    evidence: tuple[list[Claim], dict[str, Source]],
+) -> None:
+    """The build process decides the first part while it makes the claims table, whose cost is
+    the same however few entities a build decides again (`besides`): its part is smaller than
+    without it, and the more so, as a share of the work, when only a few buckets are decided."""
+    claims, sources = evidence
+    claims = [c for c in claims if c.method != SIBLING]
+    p = plan(claims, sources)
+    stated = Counter(c.entity for c in claims)
+
+    def first_share(within: frozenset[str] | None, besides: float) -> tuple[frozenset[str], float]:
+        first, second = divide(p, (0.5, 0.5), within, besides=besides)
+        assert first | second == (within or frozenset(p.kinds))
+        return first, sum(stated[e] for e in first) / sum(stated[e] for e in first | second)
+
+    few = frozenset(e for e, b in buckets(p, 8).items() if b in (0, 1, 2))
+    (every_alone, every_alone_share), (every, every_share) = first_share(None, 0.0), first_share(None, 0.08)
+    (few_alone, few_alone_share), (some, some_share) = first_share(few, 0.0), first_share(few, 0.08)
+    assert every < every_alone and some < few_alone  # shorter runs of names
+    assert few_alone_share - some_share > every_alone_share - every_share > 0

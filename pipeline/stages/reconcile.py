@@ -403,10 +403,15 @@ def rates_read(p: Plan, facts: Iterable[Fact]) -> dict[str, tuple[tuple[tuple[st
     return {entity: tuple(sorted(pairs)) for entity, pairs in read.items()}
 
 
-def divide(p: Plan, shares: Sequence[float], within: Container[str] | None = None) -> list[frozenset[str]]:
+def divide(
+    p: Plan, shares: Sequence[float], within: Container[str] | None = None, *, besides: float = 0.0
+) -> list[frozenset[str]]:
     """The entities (of `within`, when given) in one set per share that can be decided and
     finished apart (`decide`, `finish`), each with about its share of the keys; what finishing
-    one entity reads of others stays in its set (`_groups`), and the series are in the first."""
+    one entity reads of others stays in its set (`_groups`), and the series are in the first.
+    `besides` is other work the first set's process does, as a share of deciding every entity
+    (not only those `within`): the first set is smaller by it, more so the fewer entities there
+    are to decide."""
     root = _groups(p).__getitem__
     # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits.
     work: Counter[str] = Counter(c.entity for c in p.rest)
@@ -427,9 +432,10 @@ def divide(p: Plan, shares: Sequence[float], within: Container[str] | None = Non
         reach = max(reach, last[root(entity)])
         if reach <= i:
             cuts.append((i + 1, done))
+    extra = besides * sum(work.values())
     bounds = [0]
     for k in range(len(shares) - 1):
-        goal = done * sum(shares[: k + 1]) / sum(shares)
+        goal = (done + extra) * sum(shares[: k + 1]) / sum(shares) - extra
         after = [cut for cut in cuts if cut[0] > bounds[-1]]
         bounds.append(min(after, key=lambda cut: abs(cut[1] - goal))[0] if after else len(ordered))
     bounds.append(len(ordered))
