@@ -119,8 +119,8 @@ def file_sha256(path: Path) -> str:
 
 @dataclass
 class Previous:
-    """The tables of the output folder a build replaces, as its manifest lists them, written by
-    the same code and libraries (`code`). A table whose Parquet file comes out byte for byte as
+    """The tables of the output folder a build replaces, as its manifest lists them, when the
+    same code and libraries wrote them (`of`). A table whose Parquet file comes out byte for byte as
     the one listed there is the same table, so its CSV, which the same code makes from the table
     alone, would be the same bytes: it is linked (or copied) from there rather than made again,
     which was most of the time an edit of one document spent writing. `hashes` are the files'

@@ -659,8 +659,8 @@ class _Packed:
 CLAIMS_TABLE_WORK = 0.08
 """What making the claims table costs, as a share of deciding every entity (their claims and
 inherited votes, `divide`): the build process makes it while a forked one decides the other
-part of the entities, so its own part is smaller by it; at 10,000 documents it takes 46% of a
-cold build's deciding, and less when a build decides again a few buckets."""
+part of the entities, so its own part is smaller by it: 46% of the deciding when every entity
+is decided, and less when a build decides again a few buckets."""
 
 COPY_SHARE = 0.8
 """Share of the smaller document's table values another document must repeat to be its copy."""
