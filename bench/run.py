@@ -95,6 +95,8 @@ class Run:
     """Seconds of each step, as the build itself timed them (`--timings`)."""
     peaks: tuple[tuple[str, float], ...] = ()
     """The build process's peak RSS in MB when each step ended (`--timings`): where memory grows."""
+    helpers: tuple[tuple[str, float], ...] = ()
+    """The peak RSS in MB of each process the build forked, by what it did (`--timings`)."""
 
     @property
     def ok(self) -> bool:
@@ -150,6 +152,7 @@ class SizeResult:
             "cold_steps_s": dict(cold.steps) if cold else None,
             "one_change_steps_s": dict(one.steps) if one else None,
             "cold_peaks_mb": dict(cold.peaks) if cold else None,
+            "processes_mb": {name: dict(_processes(run)) for name, run in (("cold", cold), ("one_change", one)) if run},
             "errors": list(self.errors),
         }
 
@@ -281,12 +284,14 @@ def run_build(sources: Path, out: Path) -> Run:
     rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
     steps: tuple[tuple[str, float], ...] = ()
     peaks: tuple[tuple[str, float], ...] = ()
+    helpers: tuple[tuple[str, float], ...] = ()
     if timings.exists():
         written = json.loads(timings.read_text(encoding="utf-8"))
-        steps = tuple((str(x["step"]), float(x["seconds"])) for x in written)
-        peaks = tuple((str(x["step"]), float(x["peak_rss_mb"])) for x in written if "peak_rss_mb" in x)
+        steps = tuple((str(x["step"]), float(x["seconds"])) for x in written if "step" in x)
+        peaks = tuple((str(x["step"]), float(x["peak_rss_mb"])) for x in written if "step" in x and "peak_rss_mb" in x)
+        helpers = tuple((str(x["process"]), float(x["peak_rss_mb"])) for x in written if "process" in x)
         timings.unlink()
-    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, steps, peaks)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, steps, peaks, helpers)
 
 
 def measure_startup(work: Path) -> Run:
@@ -396,12 +401,33 @@ def memory_table(results: Sequence[SizeResult]) -> list[str]:
     return _by_step(runs, ",.0f") if runs else []
 
 
-def _by_step(columns: Sequence[tuple[str, Sequence[tuple[str, float]]]], spec: str) -> list[str]:
+def _processes(run: Run) -> list[tuple[str, float]]:
+    """The peak RSS in MB of the build process (its last step's) and of each process it forked;
+    a kind of process forked twice counts its larger."""
+    largest: dict[str, float] = {"the build": run.peaks[-1][1]} if run.peaks else {}
+    for what, peak in run.helpers:
+        largest[what] = max(peak, largest.get(what, 0.0))
+    return list(largest.items())
+
+
+def processes_table(results: Sequence[SizeResult]) -> list[str]:
+    """The peak memory of each process of each cold and one-change build: the largest is the
+    one the memory target is measured on."""
+    runs = [
+        (f"{kind} {r.n:,} MB", _processes(run))
+        for r in results
+        for kind, run in (("cold", r.cold if r.cold_ok else None), ("one-change", r.one_change))
+        if run is not None and run.ok and (run.peaks or run.helpers)
+    ]
+    return _by_step(runs, ",.0f", "process") if runs else []
+
+
+def _by_step(columns: Sequence[tuple[str, Sequence[tuple[str, float]]]], spec: str, row: str = "step") -> list[str]:
     """A Markdown table with a row per step (in the order the builds met them) and a column per
     build, each cell its figure for that step, or a dash where the build had no such step."""
     names = list(dict.fromkeys(step for _, figures in columns for step, _ in figures))
     lines = [
-        "| step | " + " | ".join(name for name, _ in columns) + " |",
+        f"| {row} | " + " | ".join(name for name, _ in columns) + " |",
         "|---|" + "|".join("---:" for _ in columns) + "|",
     ]
     for step in names:
@@ -611,6 +637,17 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
             "",
             *memory,
         ]
+    processes = processes_table(results)
+    if processes:
+        lines += [
+            "",
+            "## The largest processes",
+            "",
+            "Peak RSS of the build process and of each process it forked to work beside it (a fork",
+            "counts the build's pages it shares, as the system does).",
+            "",
+            *processes,
+        ]
     lines += [
         "",
         "## How these were measured",
@@ -633,8 +670,10 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "- Steps: the seconds each step of a build took, as the build timed itself (`--timings FILE`);",
         "  on two cores the contracts and the report run beside the writing of the tables, and their",
         "  step is the time waited for them after it. Start-up: a build of an empty sources folder.",
-        "- Memory by step: the build process's ru_maxrss when each step ended (`--timings FILE`); the",
+        "- Memory by step: the build process's peak RSS when each step ended (`--timings FILE`); the",
         "  parse workers and the forked helpers have their own, which the peak RSS column includes.",
+        "- The largest processes: each forked helper's VmHWM once its answer is sent, as the build",
+        "  lists it in `--timings FILE`; the build's is its last step's.",
         "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",
         "",
     ]

@@ -100,10 +100,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.timings:
         # Not in the output folder: a time is not data about the documents, and would drift.
         peaks = dict(result.peaks)
-        steps = [
+        steps: list[dict[str, object]] = [
             {"step": step, "seconds": seconds, "peak_rss_mb": round(peaks.get(step, 0) / 2**20, 1)}
             for step, seconds in result.timings
         ]
+        # Then each process forked beside the build, with its own peak: the largest is often one.
+        steps += [{"process": what, "peak_rss_mb": round(peak / 2**20, 1)} for what, peak in result.helpers]
         Path(args.timings).write_text(json.dumps(steps, indent=1) + "\n", encoding="utf-8")
     if args.strict and result.errors:
         print(f"--strict: {len(result.errors)} error(s):", file=sys.stderr)

@@ -234,6 +234,9 @@ class BuildResult:
     """Seconds each step of the build took, in order (`python -m pipeline build --timings`)."""
     peaks: tuple[tuple[str, int], ...] = ()
     """The build process's peak resident memory in bytes when each step ended (`--timings`)."""
+    helpers: tuple[tuple[str, int], ...] = ()
+    """The peak resident memory in bytes of each process the build forked to work beside it,
+    named by what it did, in the order they answered (`--timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

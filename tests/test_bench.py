@@ -7,6 +7,7 @@ people judge.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,39 @@ def test_the_commit_measured_is_marked_by_code_changes_not_by_the_last_results(
     assert bench._commit() == head
     (tmp_path / "build.py").write_text("print('built')\n")
     assert bench._commit() == f"{head} + uncommitted changes"
+
+
+def test_the_peak_of_each_process_a_build_forked_is_reported(tmp_path: Path) -> None:
+    """The memory target is the largest process's, and that is often one the build forked: each
+    is listed by what it did, beside the build's own peak, for the cold and the one-change build."""
+    result = bench.SizeResult(5, documents=5, corpus_bytes=1000, floor_seconds=0.01)
+    peaks = (("survey", 60.0), ("reconcile", 1300.0))
+    result.cold = bench.Run(
+        2.0, 1.5, 1024, 0, "", (("survey", 0.1), ("reconcile", 0.9)), peaks,
+        (("saving of the parse memo", 380.0), ("contracts and report", 1466.0), ("saving of the parse memo", 390.0)),
+    )  # fmt: skip
+    result.one_change = bench.Run(1.0, 1.0, 1024, 0, "", (), peaks, (("contracts and report", 1429.0),))
+    text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC", None)
+    rows = text.split("## The largest processes\n\n", 1)[1].split("\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert rows == [
+        "| process | cold 5 MB | one-change 5 MB |",
+        "|---|---:|---:|",
+        "| the build | 1,300 | 1,300 |",
+        "| saving of the parse memo | 390 | – |",
+        "| contracts and report | 1,466 | 1,429 |",
+    ]
+    data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", None)
+    assert data["results"][0]["processes_mb"]["cold"]["contracts and report"] == 1466.0
+    assert data["results"][0]["processes_mb"]["one_change"] == {"the build": 1300.0, "contracts and report": 1429.0}
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a build forks helpers only with a second core")
+def test_a_build_lists_the_processes_it_forked_for_the_benchmark(tmp_path: Path) -> None:
+    from bench import corpus
+
+    corpus.generate(300, tmp_path / "corpus", seed=3)
+    run = bench.run_build(tmp_path / "corpus", tmp_path / "out")
+    assert run.ok, run.stderr
+    helpers = dict(run.helpers)
+    assert "contracts and report" in helpers and all(peak > 10 for peak in helpers.values())
+    assert [step for step, _ in run.steps][:2] == ["survey", "imports"]

@@ -519,9 +519,13 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     from tests.conftest import SOURCES
 
     monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
-    build(SOURCES, tmp_path / "one", settings=runner.Settings(workers=1, incremental=False))
-    build(SOURCES, tmp_path / "two", settings=runner.Settings(workers=2, incremental=False))
+    one = build(SOURCES, tmp_path / "one", settings=runner.Settings(workers=1, incremental=False))
+    two = build(SOURCES, tmp_path / "two", settings=runner.Settings(workers=2, incremental=False))
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
+    # Each forked process says its peak memory (`--timings` lists them): the build's own is not all.
+    assert one.helpers == ()
+    assert {what for what, _ in two.helpers} >= {"normalizing", "contracts and report"}
+    assert all(peak > 10 * 2**20 for _, peak in two.helpers)
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.runner.pool import beside, collector_paused
+from pipeline.runner.pool import beside, collector_paused, helper_peaks, peak_rss
 
 
 class Unpicklable(Exception):
@@ -34,6 +34,28 @@ def test_the_function_sees_the_parents_data_and_its_answer_comes_back(parallel: 
     ran_here = (tmp_path / "pid").read_text() == str(os.getpid())
     assert ran_here is not parallel
     assert (tmp_path / "table.csv").read_text() == "written meanwhile\n"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])
+def test_a_forked_process_says_its_peak_memory_and_what_it_did(stream: bool) -> None:
+    """The largest process of a build is often one it forked: each says its own peak, the
+    parent's pages it shares included, and the build lists them by what they did."""
+    held = bytearray(64 * 2**20)  # the parent's: counted in the child's peak once it touches them
+
+    def touch() -> int:
+        grown = bytes(32 * 2**20)  # the child's own
+        return sum(held[:: 2**12]) + len(grown)
+
+    with helper_peaks() as peaks:
+        with beside(touch, what="touching", stream=stream) as forked:
+            pass
+        with beside(touch, parallel=False, what="running here") as here:
+            pass
+    assert forked.result() == here.result() == 32 * 2**20
+    assert forked.peak is not None and forked.peak > (64 + 32) * 2**20
+    assert here.peak is None  # the block's own process: its peak is the build's
+    assert peaks == [("touching", forked.peak)]
+    assert peak_rss() > 64 * 2**20
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])

@@ -18,7 +18,6 @@ import os
 import pickle
 import re
 import shutil
-import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -48,7 +47,7 @@ from pipeline.outputs.write import (
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, entry_key, parse_all, survey
-from pipeline.runner.pool import Beside, beside, collector_paused, cores, give_back
+from pipeline.runner.pool import Beside, beside, collector_paused, cores, give_back, helper_peaks, peak_rss
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
@@ -116,12 +115,12 @@ def build(
     sources = Path(sources)
     out = Path(out)
     clock = Clock()
-    with output_lock(out):
+    with helper_peaks() as helpers, output_lock(out):
         recover(out)
         inputs, found, key = _survey(sources, settings)
         clock.lap("survey")
         if settings.incremental and (previous := _unchanged(out, key)) is not None:
-            return replace(previous, timings=clock.laps, peaks=clock.peaks)
+            return replace(previous, timings=clock.laps, peaks=clock.peaks)  # forked nothing
         # Imported here, not at the top: pandera takes seconds to import, and only a build
         # that has something to do needs it (`_write`).
         for name in ("contracts", "dictionary", "report"):
@@ -145,7 +144,9 @@ def build(
             )
             _write(sources, out, settings, clock, result, frames, key)
         clock.lap("cache saved, waited for")
-    return replace(result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks)
+    return replace(
+        result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks, helpers=tuple(helpers)
+    )
 
 
 def _write(
@@ -215,17 +216,6 @@ class Clock:
         self.laps += ((step, round(now - self._last, 4)),)
         self.peaks += ((step, peak_rss()),)
         self._last = now
-
-
-def peak_rss() -> int:
-    """The peak resident memory of this process so far, in bytes (ru_maxrss: kilobytes on Linux,
-    bytes on macOS); 0 where the platform does not say."""
-    try:
-        import resource
-    except ImportError:  # not on Windows
-        return 0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 CACHE_FOLDER = ".pipeline-cache"

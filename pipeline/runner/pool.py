@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -30,6 +31,9 @@ class Beside(Generic[T]):
     def __init__(self) -> None:
         self._value: T | None = None
         self._done = False
+        self.peak: int | None = None
+        """The forked process's peak resident memory in bytes, answer sent (`peak_rss`); None
+        when the function ran in this process, or the process ended before it said."""
 
     def _set(self, value: T) -> None:
         self._value, self._done = value, True
@@ -87,7 +91,7 @@ def beside(
         return
     answered = False
     received: list[bytes | BaseException] = []
-    receiver = threading.Thread(target=_receive, args=(reader, received), daemon=True) if stream else None
+    receiver = threading.Thread(target=_receive, args=(reader, received, handle), daemon=True) if stream else None
     try:
         if receiver:
             receiver.start()
@@ -95,7 +99,7 @@ def beside(
         if receiver:
             receiver.join()
         else:
-            _receive(reader, received)
+            _receive(reader, received, handle)
         data = [part for part in received if isinstance(part, bytes)]
         if not data or len(data) < len(received):
             failure = next((part for part in received if isinstance(part, BaseException)), None)
@@ -110,6 +114,9 @@ def beside(
         except Exception as exc:  # it pickled but does not load: a programming fault, named here
             raise RuntimeError(f"the answer of the process doing the {what} could not be read: {exc!r}") from exc
         answered = True
+        if handle.peak is not None:
+            for found in _watching:
+                found.append((what, handle.peak))
         if status == "error":
             raise payload
         handle._set(payload)
@@ -122,9 +129,25 @@ def beside(
         reader.close()
 
 
-def _receive(reader: Connection, received: list[bytes | BaseException]) -> None:
+_watching: list[list[tuple[str, int]]] = []
+
+
+@contextlib.contextmanager
+def helper_peaks() -> Iterator[list[tuple[str, int]]]:
+    """The peak memory of each process `beside` forks while the block runs, as (what it did,
+    bytes) in the order they answered: a build's largest process is often not the build's own."""
+    found: list[tuple[str, int]] = []
+    _watching.append(found)
+    try:
+        yield found
+    finally:
+        _watching.remove(found)
+
+
+def _receive(reader: Connection, received: list[bytes | BaseException], handle: Beside[Any]) -> None:
     """The answer's pickle, then its out-of-band buffers, into `received`; nothing if the
-    process ends before it has sent all of it, and what went wrong if reading failed."""
+    process ends before it has sent all of it, and what went wrong if reading failed. Then the
+    process's peak memory, into `handle`."""
     try:
         count = int.from_bytes(reader.recv_bytes(), "little")
         parts = [reader.recv_bytes() for _ in range(count + 1)]
@@ -134,6 +157,8 @@ def _receive(reader: Connection, received: list[bytes | BaseException]) -> None:
         received.append(exc)
         return
     received.extend(parts)
+    with contextlib.suppress(EOFError, OSError):
+        handle.peak = int.from_bytes(reader.recv_bytes(), "little")
 
 
 _pauses = 0
@@ -214,7 +239,27 @@ def _run_and_send(fn: Callable[[], Any], writer: Connection, parent: int) -> Non
     writer.send_bytes(data)
     for buffer in buffers:
         writer.send_bytes(buffer)
+    writer.send_bytes(peak_rss().to_bytes(8, "little"))  # last: sending costs memory too
     writer.close()
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory so far, in bytes: VmHWM on Linux (a forked process's
+    own, the parent's pages it still shares included), else ru_maxrss (kilobytes on Linux,
+    bytes on macOS); 0 where the platform does not say."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 def _die_with_parent(parent: int) -> None:
