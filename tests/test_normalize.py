@@ -18,7 +18,7 @@ from pipeline.records import Claim, Diagnostic, Extraction, Mention
 from pipeline.runner import run_normalize
 from pipeline.runner.cache import Cache
 from pipeline.stages.extract import extract
-from pipeline.stages.normalize import ContextPart, Normalized, context, context_part, normalize
+from pipeline.stages.normalize import Normalized, normalize
 from pipeline.stages.read import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -1060,34 +1060,3 @@ def test_the_runner_keys_a_documents_claims_by_its_parse_key_when_it_has_one(tmp
     assert run({paths[0]: "bytes-1", paths[1]: "bytes-2"}) == (0, 2)
     assert run({paths[0]: "bytes-1", paths[1]: "bytes-2"}) == (2, 0)
     assert run({paths[0]: "bytes-1", paths[1]: "bytes-2, edited"}) == (1, 1)
-
-
-# ---------------------------------------------------------------------------- the shared context
-
-
-@pytest.mark.parametrize(
-    ("name", "part"),
-    [
-        # line 10: | Standard_ND96asr_v4 | 8 A100 40 GB GPUs (NVLink 3.0) | 40 | ... under "# ND A100 v4-series"
-        (A100, ContextPart(("ND A100 v4",), (("standard_nd96asr_v4", "ND A100 v4"),), (("ND A100 v4", "A100"),))),
-        # line 11: | Accelerators | 1 - 4 GPUs | Nvidia Tesla P40 GPU (24GB) |  (a parts table: no size)
-        (PARTS, ContextPart(("NV",), (), (("NV", "P40"),))),
-    ],
-)
-def test_what_a_document_gives_the_shared_context(name: str, part: ContextPart) -> None:
-    """Made where the document is parsed and kept with the parse: the series its statements are
-    under, the sizes stated under each, the GPU models its table rows name."""
-    assert context_part(extraction(name)) == part
-
-
-def test_the_context_is_put_together_from_the_parts_it_is_given() -> None:
-    """A build gives the parts its parses made; a document without one has it made here. The
-    context is the same either way, and what a given part says is what the context reads."""
-    exs = [extraction(n) for n in (A100, LEARN, V620, PARTS)]
-    parts = {ex.document.path: context_part(ex) for ex in exs}
-    assert context(exs, parts=parts).fingerprint() == context(exs).fingerprint()
-    assert ["A100"] in context(exs).models.values()
-    a100 = exs[0].document.path
-    said = {a100: ContextPart(parts[a100].contexts, parts[a100].sized, (("ND A100 v4", "H100"),))}
-    models = context(exs, parts=said).models
-    assert ["H100"] in models.values() and ["A100"] not in models.values()

@@ -51,14 +51,7 @@ from pipeline.runner.pool import Beside, beside, collector_paused, cores, give_b
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
-from pipeline.stages.normalize import (
-    ContextPart,
-    DocumentClaims,
-    Normalized,
-    gather,
-    normalize_document,
-    source_family,
-)
+from pipeline.stages.normalize import DocumentClaims, Normalized, gather, normalize_document, source_family
 from pipeline.stages.normalize import context as normalize_context
 from pipeline.stages.read import Limits
 from pipeline.stages.reconcile import (
@@ -347,7 +340,6 @@ def _compute(
         saved.append(_save_beside(memo, _splits(settings, read), saving, fill))
 
     content: dict[str, str] = {}
-    context_parts: dict[str, ContextPart] = {}  # what each document gives the normalize context
     if sources.is_dir():
         if inputs is None:
             inputs, found = survey(sources, settings.limits)
@@ -362,8 +354,6 @@ def _compute(
             read += 1
             if parsed.extraction is not None:
                 extractions.append(parsed.extraction)
-                if parsed.context is not None:
-                    context_parts[parsed.path] = parsed.context
                 diagnostics.extend(parsed.extraction.diagnostics)
             if progress and len(documents) % 100 == 0:
                 progress(f"read {len(documents)} documents")
@@ -388,8 +378,7 @@ def _compute(
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
     claim_keys: dict[str, str] = {}
-    norm = run_normalize(extractions, know, split, memo, content, claim_keys, context_parts)
-    del context_parts
+    norm = run_normalize(extractions, know, split, memo, content, claim_keys)
     if memo:
         keep(memo)
     lap("normalize")
@@ -860,7 +849,6 @@ def run_normalize(
     memo: Memo | None,
     content: Mapping[str, str] | None = None,
     keys: dict[str, str] | None = None,
-    parts: Mapping[str, ContextPart] | None = None,
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the other documents shared with a forked process (which
@@ -868,10 +856,9 @@ def run_normalize(
 
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction.
-    `keys`, when given, gets each document's memo key: a digest of all its claims depend on.
-    `parts` are what each document gives the context, as its parse made them (`context_part`)."""
+    `keys`, when given, gets each document's memo key: a digest of all its claims depend on."""
     content = content or {}
-    ctx = normalize_context(extractions, know, parts)
+    ctx = normalize_context(extractions, know)
     done: dict[str, DocumentClaims] = {}
     keys = {} if keys is None else keys
     todo = list(extractions)

@@ -25,7 +25,6 @@ from pipeline.records import Diagnostic, Document, Extraction, compact
 from pipeline.runner.cache import Cache, Memo
 from pipeline.runner.pool import cores
 from pipeline.stages.extract import extract
-from pipeline.stages.normalize import ContextPart, context_part
 from pipeline.stages.read import Limits, discover, load_bytes, parse_bytes
 
 MIN_PARALLEL = 64
@@ -54,9 +53,6 @@ class Parsed:
     document: Document | None
     extraction: Extraction | None
     diagnostics: tuple[Diagnostic, ...]
-    context: ContextPart | None = None
-    """What the document gives the context every document is normalized in (`context_part`):
-    made here, in the worker, and kept with the parse."""
 
 
 def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
@@ -122,7 +118,7 @@ def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
             Diagnostic("error", "markdown-too-deep", path, None, "markdown nests too deeply to parse; document skipped")
         )
         return Parsed(path, doc, None, tuple(diags))
-    return Parsed(path, doc, ex, tuple(diags), context_part(ex, knowledge.load()))
+    return Parsed(path, doc, ex, tuple(diags))
 
 
 def _parse_job(job: tuple[str, bytes, Limits]) -> bytes:

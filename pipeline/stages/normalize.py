@@ -141,40 +141,7 @@ def _generalizes(short: str, full: str) -> bool:
     )
 
 
-@compact
-@dataclass(frozen=True, slots=True)
-class ContextPart:
-    """What one document gives the shared context (`context`), each in the order it first
-    appears: the series names its statements are under, the sizes stated under each (as (size
-    key, series name)), and the GPU models its table rows name (as (series name, model)). Made
-    where the document is parsed: putting the context together from these, not from every
-    statement of every document again, keeps the work of one changed document small."""
-
-    contexts: tuple[str, ...]
-    sized: tuple[tuple[str, str], ...]
-    models: tuple[tuple[str, str], ...]
-
-
-def context_part(ex: Extraction, know: Knowledge | None = None) -> ContextPart:
-    know = know or knowledge.load()
-    contexts: dict[str, None] = {}
-    sized: dict[tuple[str, str], None] = {}
-    models: dict[tuple[str, str], None] = {}
-    for st in ex.statements:
-        if not st.context:
-            continue
-        contexts.setdefault(st.context)
-        if st.subject and (size := parse_size(st.subject)):
-            sized.setdefault((size.key, st.context))
-        if st.method in ("table", "part_table"):
-            for model in know.find_gpus(st.raw_text):
-                models.setdefault((st.context, model.name))
-    return ContextPart(tuple(contexts), tuple(sized), tuple(models))
-
-
-def build_series_index(extractions: Sequence[Extraction], parts: Mapping[str, ContextPart]) -> SeriesIndex:
-    """Every spelling of each series, joined when an official page states one size under two of
-    them, and the spelling most documents use; `parts` are the documents' (`context_part`)."""
+def build_series_index(extractions: Sequence[Extraction]) -> SeriesIndex:
     parent: dict[str, str] = {}
 
     def find(k: str) -> str:
@@ -189,18 +156,22 @@ def build_series_index(extractions: Sequence[Extraction], parts: Mapping[str, Co
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
-    spellings: Counter[tuple[str, str]] = Counter()  # documents that use each spelling
+    spellings: Counter[tuple[str, str]] = Counter()
+    seen_doc_spelling: set[tuple[str, str]] = set()
     size_series: dict[str, set[str]] = defaultdict(set)
     for ex in extractions:
-        part = parts[ex.document.path]
-        for written in part.contexts:
-            key = series_key(written)
-            find(key)
-            spellings[(key, written)] += 1
-        if source_family(ex.document).kind == "official_spec":
-            for size, written in part.sized:
-                size_series[size].add(series_key(written))
-        if ex.subject and ex.subject not in part.contexts:
+        official = source_family(ex.document).kind == "official_spec"
+        for st in ex.statements:
+            if st.context:
+                key = series_key(st.context)
+                find(key)
+                if (ex.document.path, st.context) not in seen_doc_spelling:
+                    seen_doc_spelling.add((ex.document.path, st.context))
+                    spellings[(key, st.context)] += 1
+                if official and st.subject and (size := parse_size(st.subject)):
+                    size_series[size.key].add(key)
+        if ex.subject and (ex.document.path, ex.subject) not in seen_doc_spelling:
+            seen_doc_spelling.add((ex.document.path, ex.subject))
             spellings[(series_key(ex.subject), ex.subject)] += 1
             find(series_key(ex.subject))
     for keys in size_series.values():
@@ -309,17 +280,10 @@ def newest_date(extractions: Sequence[Extraction]) -> dt.date | None:
     return max((d for ex in extractions if (d := ex.document.metadata.date)), default=None)
 
 
-def context(
-    extractions: Sequence[Extraction], know: Knowledge | None = None, parts: Mapping[str, ContextPart] | None = None
-) -> Context:
-    """The shared context of `extractions`, from each one's part (`context_part`): those of
-    `parts`, by document path, made here for the others."""
+def context(extractions: Sequence[Extraction], know: Knowledge | None = None) -> Context:
+    """The shared context of `extractions`."""
     know = know or knowledge.load()
-    given = parts or {}
-    parts = {ex.document.path: given.get(ex.document.path) or context_part(ex, know) for ex in extractions}
-    return Context(
-        know, build_series_index(extractions, parts), _series_models(extractions, parts), newest_date(extractions)
-    )
+    return Context(know, build_series_index(extractions), _series_models(extractions, know), newest_date(extractions))
 
 
 def normalize_document(ctx: Context, ex: Extraction) -> DocumentClaims:
@@ -366,17 +330,20 @@ def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None) 
     return gather(extractions, ctx, {ex.document.path: normalize_document(ctx, ex) for ex in extractions})
 
 
-def _series_models(extractions: Sequence[Extraction], parts: Mapping[str, ContextPart]) -> dict[str, list[str]]:
+def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:
     """GPU models each series is said to have, official pages first: they decide whether a
     GPU memory number is per GPU or a total when the row itself names no model."""
     official: dict[str, list[str]] = defaultdict(list)
     other: dict[str, list[str]] = defaultdict(list)
     for ex in extractions:
         target = official if source_family(ex.document).kind == "official_spec" else other
-        for written, model in parts[ex.document.path].models:
-            models = target[series_key(written)]
-            if model not in models:
-                models.append(model)
+        for st in ex.statements:
+            if not st.context or st.method not in ("table", "part_table"):
+                continue
+            for model in know.find_gpus(st.raw_text):
+                models = target[series_key(st.context)]
+                if model.name not in models:
+                    models.append(model.name)
     return {k: official.get(k) or other.get(k, []) for k in set(official) | set(other)}
 
 
