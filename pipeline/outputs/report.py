@@ -486,8 +486,14 @@ def _shown_rows(name: str, df: pd.DataFrame) -> list[bool]:
         return [True] * len(df)
     keys = [(_text(e), _text(a)) for e, a in zip(df["entity"].tolist(), df["attribute"].tolist(), strict=True)]
     first = set(sorted(set(keys))[:SECTION_LIMIT])
-    api = {k for k, kinds in zip(keys, df["kinds"].tolist(), strict=True) if "api_catalog" in _split(kinds, ", ")}
+    api = {k for k, kinds in zip(keys, df["kinds"].tolist(), strict=True) if _from_api(kinds)}
     return [k in first or k in api for k in keys]
+
+
+def _from_api(kinds: Any) -> bool:
+    """Whether a competing value's kinds of document (`conflicts.kinds`) include an API catalog:
+    its dispute is shown in Docs vs API, whatever the section limit."""
+    return "api_catalog" in _split(kinds, ", ")
 
 
 def _mixed(df: pd.DataFrame, shown: Sequence[bool], counted: Sequence[str]) -> list[dict[str, Any]]:
@@ -751,7 +757,7 @@ def _docs_vs_api(tables: Rows) -> str:
         groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
     body = []
     for (entity, attribute), values in sorted(groups.items()):
-        api = [r for r in values if "api_catalog" in _split(r.get("kinds"), ", ")]
+        api = [r for r in values if _from_api(r.get("kinds"))]
         docs = [r for r in values if any(k != "api_catalog" for k in _split(r.get("kinds"), ", "))]
         if not api or not docs or api == docs:
             continue
