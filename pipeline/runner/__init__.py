@@ -377,7 +377,7 @@ def _compute(
     # Each later stage reuses what the last build computed from the same inputs; the memos are
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    claim_keys: dict[str, str] = {}
+    claim_keys: dict[str, Mapping[str, str]] = {}
     norm = run_normalize(extractions, know, split, memo, content, claim_keys)
     if memo:
         keep(memo)
@@ -529,37 +529,50 @@ decides again the few whose inputs it changed, and the rows of the others are lo
 def _bucket_keys(
     p: Plan,
     bucket_of: Mapping[str, int],
-    claim_keys: Mapping[str, str],
+    stated: Mapping[str, Mapping[str, str]],
     moved: Sequence[tuple[str, str, str]],
     sources: Mapping[str, Source],
     prices: Sequence[Mapping[str, Any]],
 ) -> dict[int, str]:
     """Each bucket's key: a digest of all that deciding and finishing its entities reads
-    (`reconcile.reads`), their prices, the rule-made claims about them, and the documents that
-    state the others. A document stands for its claims by the key of its claims in the
-    normalize memo (`claim_keys`), and the claims moved to another name by the certain aliases
-    (`moved`): hashing the claims themselves cost more than deciding what changed."""
+    (`reconcile.reads`), their prices, the rule-made claims about them, and the claims the
+    documents that state them state about them. Those are given by their digests in the
+    normalize memo (`stated`, by the entity each names), with the claims moved to another name
+    by the certain aliases (`moved`): hashing every claim in every build cost more than
+    deciding what changed, and a whole document's key would decide again every entity it
+    states after an edit of one of them."""
     shared, own = reads(p, p.claims)
     base = digest(code_fingerprint(), shared, moved)
+    into = {name: size for name, size, _ in moved}
     cited: dict[str, set[str]] = defaultdict(set)
     # A document the memo did not key (none did without a cache) stands for itself by its claims.
-    unkeyed: dict[str, list[Claim]] = defaultdict(list)
+    unkeyed: dict[tuple[str, str], list[Claim]] = defaultdict(list)
     for c in p.claims:
         cited[c.entity].add(c.document)
-        if c.document not in claim_keys:
-            unkeyed[c.document].append(c)
+        if c.document not in stated:
+            unkeyed[c.document, c.entity].append(c)
     made: dict[str, list[Claim]] = defaultdict(list)
     for c in p.name_claims:
         made[c.entity].append(c)
     priced: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in prices:
         priced[row["size"]].append(row)
-    stated: dict[str, object] = {}
+    about: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for d in {d for docs in cited.values() for d in docs}:
-        stated[d] = (claim_keys.get(d) or unkeyed[d], digest(sources.get(d)))
+        if d in stated:
+            for named, said in sorted(stated[d].items()):
+                about[d, into.get(named, named)].append((named, said))
+    of_source = {d: digest(sources.get(d)) for d in {d for docs in cited.values() for d in docs}}
+
+    def said_of(d: str, entity: str) -> object:
+        if d not in stated:
+            return unkeyed[d, entity]
+        # A claim no alias moved under a name an alias moves (not a size's): the whole document.
+        return about.get((d, entity)) or sorted(stated[d].items())
+
     inputs: dict[int, list[object]] = defaultdict(list)
     for entity in sorted(bucket_of):
-        documents = [(d, stated[d]) for d in sorted(cited.get(entity, ()))]
+        documents = [(d, said_of(d, entity), of_source[d]) for d in sorted(cited.get(entity, ()))]
         inputs[bucket_of[entity]].append((own[entity], documents, made.get(entity, []), priced.get(entity, [])))
     return {b: digest(base, bucket) for b, bucket in inputs.items()}
 
@@ -848,7 +861,7 @@ def run_normalize(
     split: bool,
     memo: Memo | None,
     content: Mapping[str, str] | None = None,
-    keys: dict[str, str] | None = None,
+    stated: dict[str, Mapping[str, str]] | None = None,
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the other documents shared with a forked process (which
@@ -856,23 +869,25 @@ def run_normalize(
 
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction.
-    `keys`, when given, gets each document's memo key: a digest of all its claims depend on."""
+    `stated`, when given with a memo, gets for each document the digest of its claims about
+    each entity (`_Stated`), kept in the memo beside the claims."""
     content = content or {}
     ctx = normalize_context(extractions, know)
-    done: dict[str, DocumentClaims] = {}
-    keys = {} if keys is None else keys
+    done: dict[str, _Stated] = {}
+    keys: dict[str, str] = {}
     todo = list(extractions)
     if memo is not None:
         shared = digest(*ctx.fingerprint())
         for ex in extractions:
             path = ex.document.path
             keys[path] = key = digest(shared, content[path]) if path in content else digest(shared, ex)
-            if isinstance(hit := memo.get(key), DocumentClaims):
+            if isinstance(hit := memo.get(key), _Stated):
                 done[ex.document.path] = hit
         todo = [ex for ex in extractions if ex.document.path not in done]
+    digests = memo is not None
 
-    def part(chunk: Sequence[Extraction]) -> dict[str, DocumentClaims]:
-        return {ex.document.path: normalize_document(ctx, ex) for ex in chunk}
+    def part(chunk: Sequence[Extraction]) -> dict[str, _Stated]:
+        return {ex.document.path: _Stated.of(normalize_document(ctx, ex), digests) for ex in chunk}
 
     # A fork pays only for a large share of the work; an edit of a few documents is done here.
     # The build process keeps the larger part (`NORMALIZE_SHARE`).
@@ -884,7 +899,29 @@ def run_normalize(
     if memo is not None:
         for path, result in fresh.items():
             memo.put(keys[path], result)
-    return gather(extractions, ctx, {**done, **fresh})
+    parts = {**done, **fresh}
+    if stated is not None:
+        stated.update((path, part.by_entity) for path, part in parts.items())
+    return gather(extractions, ctx, {path: part.claims for path, part in parts.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class _Stated:
+    """A document's claims as the normalize memo keeps them, with the digest of its claims
+    about each entity (by the entity it names, before any alias moves them): what a bucket of
+    decisions reads of the document (`_bucket_keys`). An edit that leaves an entity's claims
+    as they were then leaves the decisions about it kept."""
+
+    claims: DocumentClaims
+    by_entity: Mapping[str, str]
+
+    @classmethod
+    def of(cls, claims: DocumentClaims, digests: bool = True) -> _Stated:
+        about: dict[str, list[Claim]] = defaultdict(list)
+        if digests:
+            for c in claims.claims:
+                about[c.entity].append(c)
+        return cls(claims, {entity: digest(said) for entity, said in about.items()})
 
 
 def _failed(saved: Sequence[Beside[int]]) -> int:
