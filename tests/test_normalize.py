@@ -8,6 +8,7 @@ in the attribute's canonical unit, and how the stage read it.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -1060,3 +1061,37 @@ def test_the_runner_keys_a_documents_claims_by_its_parse_key_when_it_has_one(tmp
     assert run({paths[0]: "bytes-1", paths[1]: "bytes-2"}) == (0, 2)
     assert run({paths[0]: "bytes-1", paths[1]: "bytes-2"}) == (2, 0)
     assert run({paths[0]: "bytes-1", paths[1]: "bytes-2, edited"}) == (1, 1)
+
+
+def test_the_runner_keeps_a_digest_of_what_each_document_states_about_each_entity(tmp_path: Path) -> None:
+    """A bucket of decisions reads a document by what it states about the bucket's entities
+    (`_bucket_keys`): an edit of one size's value changes that size's digest alone, and a
+    line that states nothing changes none, though the document is normalized again."""
+    page = "nvv3-series.md"  # three sizes, rows at file lines 30-32
+    path = f"{FOLDER}/{page}"
+
+    def digests(ex: Extraction) -> tuple[Mapping[str, str], tuple[int, int]]:
+        memo = Cache(tmp_path).memo("normalize", "test")
+        stated: dict[str, Mapping[str, str]] = {}
+        run_normalize([ex], knowledge.load(), split=False, memo=memo, stated=stated)
+        memo.save()
+        return stated[path], (memo.hits, memo.misses)
+
+    before, counts = digests(extraction(page))
+    assert counts == (0, 1)
+    size = "Standard_NV24s_v3"
+    assert {size, "Standard_NV12s_v3", "Standard_NV48s_v3"} <= set(before)
+    assert digests(extraction(page)) == (before, (1, 0)), "kept in the memo beside the claims"
+    value = edited(page, "| Standard_NV24s_v3 | 2 | 16 |", "| Standard_NV24s_v3 | 2 | 17 |")
+    after, counts = digests(value)
+    assert counts == (0, 1)
+    assert {e for e in before if after[e] != before[e]} == {size}
+    text = (FIXTURES / page).read_text(encoding="utf-8")
+    appended, counts = digests(edited(page, text, text + "\nEdited.\n"))
+    assert counts == (0, 1) and appended == before
+
+
+def test_without_a_memo_the_runner_states_no_digests() -> None:
+    stated: dict[str, Mapping[str, str]] = {}
+    run_normalize([extraction(LEARN)], knowledge.load(), split=False, memo=None, stated=stated)
+    assert stated == {}

@@ -900,7 +900,7 @@ def run_normalize(
         for path, result in fresh.items():
             memo.put(keys[path], result)
     parts = {**done, **fresh}
-    if stated is not None:
+    if stated is not None and memo is not None:  # without a memo, no digest was made
         stated.update((path, part.by_entity) for path, part in parts.items())
     return gather(extractions, ctx, {path: part.claims for path, part in parts.items()})
 
