@@ -97,6 +97,15 @@ def cmd_build(args: argparse.Namespace) -> int:
             reused, total = c.reused.get("reconcile", (0, 0))
             if total:
                 print(f"reconcile: {reused} of {total} buckets of decisions reused")
+            for lost in c.lost:
+                print(f"warning: cache: {lost}", file=sys.stderr)
+            if c.write_errors > len(c.lost):
+                n = c.write_errors - len(c.lost)
+                print(
+                    f"warning: cache: {n} write{'s' if n > 1 else ''} failed; the next build computes again what "
+                    f"{'they' if n > 1 else 'it'} would have kept",
+                    file=sys.stderr,
+                )
     if args.timings:
         # Not in the output folder: a time is not data about the documents, and would drift.
         peaks = dict(result.peaks)

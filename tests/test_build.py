@@ -20,6 +20,7 @@ import pytest
 from pipeline import ContractViolation, build, runner
 from pipeline.outputs.schema import tables
 from pipeline.records import BuildResult
+from pipeline.runner.cache import Memo
 from pipeline.stages.reconcile import Reconciled
 
 TABLES = ["documents", "claims", "vm_sizes", "diagnostics"]
@@ -587,3 +588,44 @@ def test_a_build_of_the_shipped_sources_writes_the_committed_bytes(shipped_outpu
 
     committed = Path(__file__).resolve().parent.parent / "output"
     assert hashes(shipped_output) == hashes(committed)
+
+
+def test_a_memo_writer_killed_loses_the_cache_not_the_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memos are written by forked processes while the build goes on; the system may kill
+    one (the largest process, when memory runs out). The output is complete by then: the build
+    succeeds and says what was lost, and the next build decides everything again, to the files
+    a build from scratch writes."""
+    import os
+    import signal
+
+    from tests.conftest import SOURCES
+
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES, sources)
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    here = os.getpid()
+    written = Memo.write
+
+    def killed(self: Memo) -> int:
+        if self.name == "reconcile" and os.getpid() != here:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return written(self)
+
+    monkeypatch.setattr(Memo, "write", killed)
+    settings = runner.Settings(workers=2)
+    result = build(sources, tmp_path / "output", settings=settings)
+    assert result.cache is not None
+    assert result.cache.lost == [
+        "the process doing the saving of the reconcile memo ended without an answer (exit code -9); "
+        "the next build computes it again"
+    ]
+    assert result.cache.write_errors == 1
+    assert (tmp_path / "output" / "manifest.json").is_file()
+    monkeypatch.setattr(Memo, "write", written)
+    page = sources / "seeds" / "seed-ndv2-series-2020.txt"
+    page.write_text(page.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    again = build(sources, tmp_path / "output", settings=settings)
+    assert again.cache is not None and again.cache.lost == []
+    assert again.cache.reused["reconcile"] == (0, 0), "no bucket kept to look up: every one decided"
+    build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
+    assert _files(tmp_path / "output") == _files(tmp_path / "scratch")

@@ -30,6 +30,18 @@ def test_build_prints_a_summary(tmp_path: Path) -> None:
     assert sizes > 80 and f"sizes: {sizes}  " in proc.stdout
 
 
+def test_a_cache_that_cannot_be_written_is_a_warning_not_a_failure(tmp_path: Path) -> None:
+    """The cache folder beside --out is a file here: nothing can be kept for the next build,
+    which the build says on stderr, and the output is written all the same."""
+    (tmp_path / ".pipeline-cache").write_text("not a folder", encoding="utf-8")
+    proc = run("build", "--sources", str(ROOT / "sources"), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "manifest.json").is_file()
+    [warning] = proc.stderr.splitlines()
+    assert warning.startswith("warning: cache: ")
+    assert warning.endswith(" writes failed; the next build computes again what they would have kept")
+
+
 def test_strict_fails_with_the_list_of_errors(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()

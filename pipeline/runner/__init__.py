@@ -47,7 +47,7 @@ from pipeline.outputs.write import (
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, entry_key, parse_all, survey
-from pipeline.runner.pool import Beside, beside, collector_paused, cores, give_back, helper_peaks, peak_rss
+from pipeline.runner.pool import Beside, HelperDied, beside, collector_paused, cores, give_back, helper_peaks, peak_rss
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
@@ -947,9 +947,22 @@ def _save_beside(
         return failed + memo.write()
 
     memo.count()
-    handle = saving.enter_context(beside(write, parallel=parallel, what=f"saving of the {memo.name} memo"))
+    handle = saving.enter_context(_writing(memo, write, parallel))
     memo.release()
     return handle
+
+
+@contextlib.contextmanager
+def _writing(memo: Memo, write: Callable[[], int], parallel: bool) -> Iterator[Beside[int]]:
+    """`write` beside the build; a writer that dies (the system kills the largest process when
+    memory runs out) loses a cache, not the build, whose output is written by then: the next
+    build computes again what it would have kept, and the build says so (`CacheStats.lost`)."""
+    try:
+        with beside(write, parallel=parallel, what=f"saving of the {memo.name} memo") as handle:
+            yield handle
+    except HelperDied as exc:
+        memo.cache.stats.write_errors += 1
+        memo.cache.stats.lost.append(f"{exc}; the next build computes it again")
 
 
 def _splits(settings: Settings, documents: int) -> bool:

@@ -36,6 +36,8 @@ class CacheStats:
     write_errors: int = 0
     reused: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Per memo (`parse`, `normalize`): how many results were reused, of how many."""
+    lost: list[str] = field(default_factory=list)
+    """Memos not saved at all, each with why (its writer's process died)."""
 
 
 class Cache:

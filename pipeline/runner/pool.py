@@ -25,6 +25,11 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 
+class HelperDied(RuntimeError):
+    """A forked process ended without an answer: killed (by the system, out of memory, or by
+    a person), or failed in a way that could not be sent. Raised where its block ends."""
+
+
 class Beside(Generic[T]):
     """What a function run by `beside` returned, once the block it ran beside has ended."""
 
@@ -106,7 +111,7 @@ def beside(
             if child.is_alive():  # it may be blocked writing what could not be read
                 child.terminate()
             child.join()
-            raise RuntimeError(
+            raise HelperDied(
                 f"the process doing the {what} ended without an answer (exit code {child.exitcode})"
             ) from failure
         try:
