@@ -6,8 +6,10 @@ machine would make timing assertions flaky. For each size N the benchmark genera
 
 - the floor: markdown-it-py alone tokenizing the same files in one process, the least time any
   markdown-it-py based pipeline can take;
-- a cold build (output folder and parse cache removed), then a no-op rebuild (nothing changed)
-  and a rebuild after appending one line to one document, each against the cold build.
+- a cold build (output folder and parse cache removed), then a no-op rebuild (nothing changed),
+  a rebuild after appending one line to one document (one-change: the document's claims stay as
+  they were) and one after changing one number in its table (one-value: one claim changes),
+  each against the cold build.
 
 The table is printed and written to `--out` (Markdown) with the same data as JSON beside it.
 """
@@ -59,7 +61,12 @@ COLUMNS = (
     "no-op/cold",
     "one-change s",
     "one-change/cold",
+    "one-value s",
+    "one-value/cold",
 )
+_VALUE_RE = re.compile(r"^[ \t]*\|.*?\|[ \t]*(\d+)[ \t]*\|", re.MULTILINE)
+"""A table row's first cell after the first that is a whole number: the value the one-value
+build changes (by one)."""
 _TABLE_RE = re.compile(r"^[ \t]*\|.*\|[ \t]*\n[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
 """A pipe-table header followed by its delimiter row."""
 
@@ -115,6 +122,7 @@ class SizeResult:
     cold: Run | None = None
     noop: Run | None = None
     one_change: Run | None = None
+    one_value: Run | None = None
     changed_document: str | None = None
     errors: list[str] = field(default_factory=list)
 
@@ -127,7 +135,8 @@ class SizeResult:
         cold = self.cold if self.cold_ok else None
         noop = self.noop if self.noop is not None and self.noop.ok else None
         one = self.one_change if self.one_change is not None and self.one_change.ok else None
-        runs = [r for r in (cold, noop, one) if r is not None]
+        value = self.one_value if self.one_value is not None and self.one_value.ok else None
+        runs = [r for r in (cold, noop, one, value) if r is not None]
         return {
             "n": self.n,
             "documents": self.documents,
@@ -145,14 +154,22 @@ class SizeResult:
             "noop_over_cold": noop.seconds / cold.seconds if noop and cold else None,
             "one_change_s": one.seconds if one else None,
             "one_change_over_cold": one.seconds / cold.seconds if one and cold else None,
+            "one_value_s": value.seconds if value else None,
+            "one_value_over_cold": value.seconds / cold.seconds if value and cold else None,
             "noop_cpu_s": noop.cpu_seconds if noop else None,
             "one_change_cpu_s": one.cpu_seconds if one else None,
+            "one_value_cpu_s": value.cpu_seconds if value else None,
             "max_peak_rss_bytes": max((r.peak_rss_bytes for r in runs), default=None),
             "changed_document": self.changed_document,
             "cold_steps_s": dict(cold.steps) if cold else None,
             "one_change_steps_s": dict(one.steps) if one else None,
+            "one_value_steps_s": dict(value.steps) if value else None,
             "cold_peaks_mb": dict(cold.peaks) if cold else None,
-            "processes_mb": {name: dict(_processes(run)) for name, run in (("cold", cold), ("one_change", one)) if run},
+            "processes_mb": {
+                name: dict(_processes(run))
+                for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
+                if run
+            },
             "errors": list(self.errors),
         }
 
@@ -214,6 +231,15 @@ def prepare_corpus(n: int, work: Path) -> Path:
         encoding="utf-8",
     )
     return dest
+
+
+def changed_value(text: str) -> str | None:
+    """`text` with the first whole number in a table row's cells after the first one more: an
+    edit that changes one claim; None when its tables hold no such number."""
+    cell = _VALUE_RE.search(text)
+    if cell is None:
+        return None
+    return text[: cell.start(1)] + str(int(cell[1]) + 1) + text[cell.end(1) :]
 
 
 def pick_document(root: Path) -> Path:
@@ -325,7 +351,8 @@ def _scrub(text: str, work: Path) -> str:
 
 
 def bench_size(n: int, work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS) -> SizeResult:
-    """Floor, cold build, no-op rebuild and one-change rebuild for a corpus of about n documents."""
+    """Floor, cold build, no-op rebuild, and the one-change and one-value rebuilds for a corpus of
+    about n documents."""
     result = SizeResult(n)
     log(f"N={n}: preparing corpus")
     root = prepare_corpus(n, work)
@@ -367,6 +394,19 @@ def bench_size(n: int, work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS)
         doc.write_bytes(original)
     if not result.one_change.ok:
         _failed(result, "one-change", result.one_change, work, log)
+        return result
+    edited = changed_value(original.decode("utf-8"))
+    if edited is None:
+        result.errors.append(f"no whole number in a table of {result.changed_document}")
+        return result
+    log(f"N={n}: rebuild after changing a number in {result.changed_document}")
+    try:
+        doc.write_bytes(edited.encode("utf-8"))
+        result.one_value = run_build(root, out)
+    finally:
+        doc.write_bytes(original)
+    if not result.one_value.ok:
+        _failed(result, "one-value", result.one_value, work, log)
     return result
 
 
@@ -377,13 +417,14 @@ def benchmark(sizes: Sequence[int], work: Path, log: Log, floor_repeats: int = F
 
 
 def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]:
-    """Where the time of each cold build (and of the one-change build) goes, step by step, as
+    """Where the time of each cold build (and of the one-change and one-value builds) goes, step by step, as
     the build timed itself; the start-up build first. Wall time outside the steps is the
     interpreter's start and exit."""
     columns: list[tuple[str, Run | None]] = [("start-up", startup)]
     for r in results:
         columns.append((f"cold {r.n:,}", r.cold if r.cold_ok else None))
         columns.append((f"one-change {r.n:,}", r.one_change if r.one_change and r.one_change.ok else None))
+        columns.append((f"one-value {r.n:,}", r.one_value if r.one_value and r.one_value.ok else None))
     runs = [(name, run) for name, run in columns if run is not None and run.steps]
     if not runs:
         return []
@@ -411,12 +452,16 @@ def _processes(run: Run) -> list[tuple[str, float]]:
 
 
 def processes_table(results: Sequence[SizeResult]) -> list[str]:
-    """The peak memory of each process of each cold and one-change build: the largest is the
+    """The peak memory of each process of each cold, one-change and one-value build: the largest is the
     one the memory target is measured on."""
     runs = [
         (f"{kind} {r.n:,} MB", _processes(run))
         for r in results
-        for kind, run in (("cold", r.cold if r.cold_ok else None), ("one-change", r.one_change))
+        for kind, run in (
+            ("cold", r.cold if r.cold_ok else None),
+            ("one-change", r.one_change),
+            ("one-value", r.one_value),
+        )
         if run is not None and run.ok and (run.peaks or run.helpers)
     ]
     return _by_step(runs, ",.0f", "process") if runs else []
@@ -462,7 +507,7 @@ def targets(results: Sequence[SizeResult]) -> list[Target]:
             "cold build ≤ 1.5 × tokenize-only floor",
             "peak RSS < 1 GiB",
             "no-op rebuild < 5% of cold",
-            "one changed document < 10% of cold",
+            "one changed document < 10% of cold (a line added; a value changed)",
             "per-document time at 10,000 ≤ 1.2 × at 1,000",
         )
         return [Target(goal, "–", "–", none) for goal in goals]
@@ -485,19 +530,26 @@ def targets(results: Sequence[SizeResult]) -> list[Target]:
             _verdict(peak < GIB) if peak is not None else none,
         )
     )
-    for key, goal, limit in (
-        ("noop_over_cold", "no-op rebuild < 5% of cold", 0.05),
-        ("one_change_over_cold", "one changed document < 10% of cold", 0.10),
-    ):
-        value = rec[key]
-        out.append(
-            Target(
-                goal,
-                f"{value:.1%}" if value is not None else "–",
-                _at(ref, "10,000"),
-                _verdict(value < limit) if value is not None else none,
-            )
+    noop = rec["noop_over_cold"]
+    out.append(
+        Target(
+            "no-op rebuild < 5% of cold",
+            f"{noop:.1%}" if noop is not None else "–",
+            _at(ref, "10,000"),
+            _verdict(noop < 0.05) if noop is not None else none,
         )
+    )
+    # A changed document is judged by the slower of its two edits: a line, and a value.
+    edits = [(rec[key], kind) for key, kind in (("one_change_over_cold", "a line"), ("one_value_over_cold", "a value"))]
+    worst = max((ratio for ratio, _ in edits if ratio is not None), default=None)
+    out.append(
+        Target(
+            "one changed document < 10% of cold (a line added; a value changed)",
+            "; ".join(f"{ratio:.1%} ({kind})" for ratio, kind in edits if ratio is not None) or "–",
+            _at(ref, "10,000"),
+            _verdict(worst < 0.10) if worst is not None else none,
+        )
+    )
     goal = "per-document time at 10,000 ≤ 1.2 × at 1,000"
     ok = sorted((r for r in results if r.cold_ok and r.documents), key=lambda r: r.n)
     big = next((r for r in ok if r.n == 10_000), ok[-1] if ok else None)
@@ -611,6 +663,8 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
             _fmt(r["noop_over_cold"], ".3f"),
             _fmt(r["one_change_s"], ".2f"),
             _fmt(r["one_change_over_cold"], ".3f"),
+            _fmt(r["one_value_s"], ".2f"),
+            _fmt(r["one_value_over_cold"], ".3f"),
         ]
         if not result.cold_ok:
             cells[2] = "failed"
@@ -659,7 +713,8 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         f"- cold: `out-N` and the parse cache (`{CACHE_DIR}` beside it) removed first. no-op: the same build",
         "  again with nothing changed. one-change: a line appended to one Markdown page with a table"
         + (f" ({changed})" if changed else "")
-        + ", then the file restored.",
+        + ", which changes none of its claims. one-value: then, the line removed, the first whole number",
+        "  in a cell of its tables (after the first column) one more, which changes one claim; then the file restored.",
         "- peak RSS MB: peak RSS of the largest process (the build or one of its parse workers), from",
         "  `wait4`'s ru_maxrss; the memory of several processes is not summed. CPU s: user + system time",
         "  of the build and the workers it waited for; above wall time means several cores were used.",

@@ -64,6 +64,8 @@ def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
         "noop_over_cold",
         "one_change_s",
         "one_change_over_cold",
+        "one_value_s",
+        "one_value_over_cold",
     ):
         assert isinstance(record[key], int | float) and record[key] > 0, key
     assert record["documents"] == len(bench.corpus_files(root))
@@ -81,6 +83,22 @@ def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
     assert data["results"][0]["cold_s"] == record["cold_s"]
     assert data["machine"]["cpus"] == info["cpus"]
     assert {t["result"] for t in data["targets"]} <= {"met", "missed", "not measured"}
+
+
+@pytest.mark.parametrize(
+    ("page", "edited"),
+    [
+        ("| Size | vCPU | Memory: GiB |\n|---|---|---|\n| Standard_NC6 | 6 | 56 |\n", "| Standard_NC6 | 7 | 56 |"),
+        ("| Size | GPU |\n|---|---|\n| Standard_NC6 | K80 |\n| NC12 | 2 |\n", "| NC12 | 3 |"),
+        ("| Standard_NC24ads_A100_v4 | 24 | 220 |\n", "| Standard_NC24ads_A100_v4 | 25 | 220 |"),
+        ("No table here: 40 vCPUs.\n", None),
+    ],
+)
+def test_the_one_value_build_changes_the_first_number_in_a_table_after_its_first_column(
+    page: str, edited: str | None
+) -> None:
+    changed = bench.changed_value(page)
+    assert changed is None if edited is None else edited in str(changed)
 
 
 def test_a_failed_build_is_recorded_and_the_rest_goes_on(tmp_path: Path) -> None:
