@@ -524,7 +524,7 @@ def targets(results: Sequence[SizeResult]) -> list[Target]:
     peak = rec["max_peak_rss_bytes"]
     out.append(
         Target(
-            "peak RSS < 1 GiB (largest process, any of the three builds)",
+            "peak RSS < 1 GiB (largest process, any build)",
             f"{peak / GIB:.2f} GiB" if peak is not None else "–",
             _at(ref, "10,000"),
             _verdict(peak < GIB) if peak is not None else none,
