@@ -497,59 +497,51 @@ def _verdict(ok: bool) -> str:
     return "met" if ok else "missed"
 
 
+def _judged(goal: str, at: str, measured: str | None, ok: bool | None) -> Target:
+    """A target's row; without a figure it is not measured."""
+    return Target(goal, "–" if measured is None else measured, at, "not measured" if ok is None else _verdict(ok))
+
+
 def targets(results: Sequence[SizeResult]) -> list[Target]:
     """The goals the project set itself, each evaluated at the size it names when that was run."""
-    out: list[Target] = []
     ref = _reference(results, 10_000)
     none = "not measured"
-    if ref is None:
-        goals = (
-            "cold build ≤ 1.5 × tokenize-only floor",
-            "peak RSS < 1 GiB",
-            "no-op rebuild < 5% of cold",
-            "one changed document < 10% of cold (a line added; a value changed)",
-            "per-document time at 10,000 ≤ 1.2 × at 1,000",
-        )
-        return [Target(goal, "–", "–", none) for goal in goals]
-    rec = ref.record()
-    ratio = rec["cold_over_floor"]
-    out.append(
-        Target(
-            "cold build ≤ 1.5 × tokenize-only floor",
-            f"{_sig(ratio)} ×" if ratio is not None else "–",
-            _at(ref, "10,000"),
-            _verdict(ratio <= 1.5) if ratio is not None else none,
-        )
-    )
-    peak = rec["max_peak_rss_bytes"]
-    out.append(
-        Target(
-            "peak RSS < 1 GiB (largest process, any build)",
-            f"{peak / GIB:.2f} GiB" if peak is not None else "–",
-            _at(ref, "10,000"),
-            _verdict(peak < GIB) if peak is not None else none,
-        )
-    )
-    noop = rec["noop_over_cold"]
-    out.append(
-        Target(
-            "no-op rebuild < 5% of cold",
-            f"{noop:.1%}" if noop is not None else "–",
-            _at(ref, "10,000"),
-            _verdict(noop < 0.05) if noop is not None else none,
-        )
-    )
+    rec = ref.record() if ref is not None else {}
+    at = _at(ref, "10,000") if ref is not None else "–"
+    ratio, peak, noop = rec.get("cold_over_floor"), rec.get("max_peak_rss_bytes"), rec.get("noop_over_cold")
     # A changed document is judged by the slower of its two edits: a line, and a value.
-    edits = [(rec[key], kind) for key, kind in (("one_change_over_cold", "a line"), ("one_value_over_cold", "a value"))]
-    worst = max((ratio for ratio, _ in edits if ratio is not None), default=None)
-    out.append(
-        Target(
+    edits = [
+        (r, kind)
+        for key, kind in (("one_change_over_cold", "a line"), ("one_value_over_cold", "a value"))
+        if (r := rec.get(key)) is not None
+    ]
+    worst = max((r for r, _ in edits), default=None)
+    out = [
+        _judged(
+            "cold build ≤ 1.5 × tokenize-only floor",
+            at,
+            None if ratio is None else f"{_sig(ratio)} ×",
+            None if ratio is None else ratio <= 1.5,
+        ),
+        _judged(
+            "peak RSS < 1 GiB (largest process, any build)",
+            at,
+            None if peak is None else f"{peak / GIB:.2f} GiB",
+            None if peak is None else peak < GIB,
+        ),
+        _judged(
+            "no-op rebuild < 5% of cold",
+            at,
+            None if noop is None else f"{noop:.1%}",
+            None if noop is None else noop < 0.05,
+        ),
+        _judged(
             "one changed document < 10% of cold (a line added; a value changed)",
-            "; ".join(f"{ratio:.1%} ({kind})" for ratio, kind in edits if ratio is not None) or "–",
-            _at(ref, "10,000"),
-            _verdict(worst < 0.10) if worst is not None else none,
-        )
-    )
+            at,
+            "; ".join(f"{r:.1%} ({kind})" for r, kind in edits) or None,
+            None if worst is None else worst < 0.10,
+        ),
+    ]
     goal = "per-document time at 10,000 ≤ 1.2 × at 1,000"
     ok = sorted((r for r in results if r.cold_ok and r.documents), key=lambda r: r.n)
     big = next((r for r in ok if r.n == 10_000), ok[-1] if ok else None)

@@ -377,8 +377,8 @@ def _compute(
     # Each later stage reuses what the last build computed from the same inputs; the memos are
     # saved as soon as a stage ends, so an interrupted build keeps what it got done.
     memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    claim_keys: dict[str, Mapping[str, str]] = {}
-    norm = run_normalize(extractions, know, split, memo, content, claim_keys)
+    stated: dict[str, Mapping[str, str]] = {}
+    norm = run_normalize(extractions, know, split, memo, content, stated)
     if memo:
         keep(memo)
     lap("normalize")
@@ -431,7 +431,7 @@ def _compute(
     if decisions is not None:
         bucket_of = buckets(planned, RECONCILE_BUCKETS)
         moved = sorted((a.name, a.size, a.why) for a in aliases if a.certain)
-        key_all = partial(_bucket_keys, planned, bucket_of, claim_keys, moved, sources_by_doc, prices)
+        key_all = partial(_bucket_keys, planned, bucket_of, stated, moved, sources_by_doc, prices)
         # With nothing kept (a first build, or new code), the keys are made where the memo is saved.
         keys = key_all() if decisions.stored() else {}
         hits = {b: hit for b, key in keys.items() if isinstance(hit := decisions.get(key), _Part)}
@@ -557,12 +557,12 @@ def _bucket_keys(
     priced: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for row in prices:
         priced[row["size"]].append(row)
+    citing = {d for docs in cited.values() for d in docs}
     about: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for d in {d for docs in cited.values() for d in docs}:
-        if d in stated:
-            for named, said in sorted(stated[d].items()):
-                about[d, into.get(named, named)].append((named, said))
-    of_source = {d: digest(sources.get(d)) for d in {d for docs in cited.values() for d in docs}}
+    for d in citing & stated.keys():
+        for named, said in sorted(stated[d].items()):
+            about[d, into.get(named, named)].append((named, said))
+    of_source = {d: digest(sources.get(d)) for d in citing}
 
     def said_of(d: str, entity: str) -> object:
         if d not in stated:
@@ -917,10 +917,11 @@ class _Stated:
 
     @classmethod
     def of(cls, claims: DocumentClaims, digests: bool = True) -> _Stated:
+        if not digests:  # no memo to keep them in, and no bucket to key
+            return cls(claims, {})
         about: dict[str, list[Claim]] = defaultdict(list)
-        if digests:
-            for c in claims.claims:
-                about[c.entity].append(c)
+        for c in claims.claims:
+            about[c.entity].append(c)
         return cls(claims, {entity: digest(said) for entity, said in about.items()})
 
 
