@@ -214,7 +214,9 @@ class Clock:
     def lap(self, step: str) -> None:
         now = time.perf_counter()
         self.laps += ((step, round(now - self._last, 4)),)
-        self.peaks += ((step, peak_rss()),)
+        # Linux keeps a process's memory counts per CPU and sums them now and then: a reading of
+        # the peak so far can come out a few hundred kB below the one before it.
+        self.peaks += ((step, max([peak_rss(), *(peak for _, peak in self.peaks[-1:])])),)
         self._last = now
 
 
