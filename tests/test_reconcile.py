@@ -29,6 +29,7 @@ from pipeline.stages.reconcile import (
     decide,
     divide,
     finish,
+    forget,
     merge,
     name_vcpus_hold,
     plan,
@@ -351,6 +352,34 @@ def test_buckets_decided_apart_are_the_whole_and_stay_put_when_others_change(
     fewer = [c for c in claims if c.document != claims[0].document]
     again = buckets(plan(fewer, sources), 8)
     assert all(again[e] == bucket_of[e] for e in again)
+
+
+def test_buckets_decided_one_at_a_time_and_forgotten_are_the_whole(
+    evidence: tuple[list[Claim], dict[str, Source]],
+) -> None:
+    """A part is decided a few buckets at a time, and what deciding them put in the plan is
+    let go before the next (`forget`): the facts are those of one reconcile of everything,
+    and once a bucket is done the plan holds none of its sizes' votes or facts, but still
+    every series' votes, which the sizes of later buckets inherit and are checked against."""
+    claims, sources = evidence
+    claims = [c for c in claims if c.method != SIBLING]
+    whole = reconcile(claims, sources)
+    p = plan(claims, sources)
+    bucket_of = buckets(p, 8)
+    series_votes = {key for key in p.by_key if p.kinds[key[0]] == "series"}
+    done = []
+    for k in sorted(set(bucket_of.values())):
+        chunk = frozenset(e for e, b in bucket_of.items() if b == k)
+        decided = decide(p, chunk)
+        done.append(finish(p, decided, chunk))
+        forget(p, decided, chunk)
+        assert not any(key[0] in chunk and p.kinds[key[0]] == "size" for key in (*p.by_key, *p.facts))
+        assert not any(e in chunk for e in p.rest if p.kinds[e] == "size")
+        assert series_votes <= set(p.by_key)
+    merged = merge(p, done)
+    assert merged.facts == whole.facts and len(whole.facts) > 1000
+    assert merged.conflicts == whole.conflicts and merged.links == whole.links and merged.checks == whole.checks
+    assert all(p.kinds[entity] == "series" and attribute == "series" for entity, attribute in p.facts)
 
 
 def test_the_rates_a_bucket_reads_are_those_of_its_facts_made_by_a_rule(

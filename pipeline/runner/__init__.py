@@ -67,6 +67,7 @@ from pipeline.stages.reconcile import (
     decide,
     divide,
     finish,
+    forget,
     last_checks,
     let_go,
     merge,
@@ -412,26 +413,48 @@ def _compute(
     del documents
 
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
+    bucket_of = buckets(planned, RECONCILE_BUCKETS)
+    of_size: dict[str, list[Claim]] = defaultdict(list)  # what a size's row of vm_sizes reads
+    for c in claims:
+        if c.entity_kind == "size":
+            of_size[c.entity].append(c)
 
     def part(p: Plan, entities: frozenset[str] | None) -> _Part:
-        decided = decide(p, entities)
-        rec = finish(p, decided, entities)
+        """The entities decided and finished a few buckets at a time (`_chunks`), their votes
+        and facts let go once their rows are made: the objects of a few buckets are held at
+        once, not those of all."""
+        recs: list[Reconciled] = []
+        frames: list[Any] = []
+        sizes: list[dict[str, Any]] = []
+        members: list[tuple[str, str]] = []
+        rates: dict[str, tuple[tuple[tuple[str, str], float], ...]] = {}
+        failures: list[Failure] = []
+        for chunk in _chunks(bucket_of, entities):
+            decided = decide(p, chunk)
+            rec = finish(p, decided, chunk)
+            forget(p, decided, chunk)
+            recs.append(rec if records else replace(rec, facts=()))
+            frames.append(_facts_frame(rec.facts))
+            sizes += _vm_size_rows([c for e in sorted(chunk) for c in of_size.get(e, ())], rec, sources_by_doc, prices)
+            members += _series_members(rec.facts)
+            if decisions is not None:
+                rates.update(rates_read(p, rec.facts))
+                failures += decided.failures
+            del decided, rec
         return _Part(
-            rec if records else replace(rec, facts=()),
-            _facts_frame(rec.facts),
-            _vm_size_rows(claims, rec, sources_by_doc, prices),
-            _series_members(rec.facts),
-            rates_read(p, rec.facts) if decisions is not None else {},
-            decided.failures if decisions is not None else [],
+            replace(merge(p, recs), name_claims=()),
+            _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(()),
+            sizes,
+            members,
+            rates,
+            failures,
         )
 
     # A build keeps each bucket's decisions (`reconcile.buckets`), keyed by all they read: the
     # next build decides again only the buckets whose inputs changed.
     kept: dict[int, _Part] = {}
-    bucket_of: dict[str, int] = {}
     keys: dict[int, str] = {}
     if decisions is not None:
-        bucket_of = buckets(planned, RECONCILE_BUCKETS)
         moved = sorted((a.name, a.size, a.why) for a in aliases if a.certain)
         key_all = partial(_bucket_keys, planned, bucket_of, stated, moved, sources_by_doc, prices)
         # With nothing kept (a first build, or new code), the keys are made where the memo is saved.
@@ -526,6 +549,11 @@ def _compute(
 RECONCILE_BUCKETS = 32
 """Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
+BUCKETS_AT_ONCE = 4
+"""Buckets a process decides and finishes at a time (`part`), letting go of their votes and
+facts before the next: at 10,000 documents the process deciding half of the entities peaked at
+1,070 MB where it took 1,237 MB deciding them at once, for about 0.4 s more of reconcile (one
+bucket at a time: 1,048 MB, 1.2 s more)."""
 
 
 def _bucket_keys(
@@ -784,6 +812,15 @@ class _Part:
     """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
     failures: Sequence[Failure] = ()
     """Every check its keys failed (`Decided.failures`), when kept: split by bucket."""
+
+
+def _chunks(bucket_of: Mapping[str, int], entities: frozenset[str] | None) -> list[frozenset[str]]:
+    """The entities (every one, without `entities`) by runs of `BUCKETS_AT_ONCE` buckets, in
+    the buckets' order."""
+    of: dict[int, set[str]] = defaultdict(set)
+    for entity in bucket_of if entities is None else entities:
+        of[bucket_of[entity] // BUCKETS_AT_ONCE].add(entity)
+    return [frozenset(of[b]) for b in sorted(of)]
 
 
 def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:

@@ -174,10 +174,18 @@ class Plan:
     kinds: dict[str, str]
     facts: dict[tuple[str, str], Fact]
     series_conflicts: list[Conflict]
-    rest: list[Claim]
-    """The claims (the name's among them) of every other key, which `decide` turns into votes."""
+    rest: dict[str, list[Claim]]
+    """For each entity, in the claims' order, the claims (the name's among them) of its other
+    keys, which `decide` turns into votes."""
     inheritable: dict[str, list[_Vote]]
     """For each series, the votes its sizes inherit (`_inheritable`)."""
+    series_keys: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Each series' keys but its membership: `decide` decides them with the series."""
+    about: dict[str, list[Claim]] = field(default_factory=dict)
+    """Each entity's claims: what `finish` reads of the claims for a few entities (`_about`),
+    made when first needed."""
+    series_dates: dict[str, dt.date | None] = field(default_factory=dict)
+    """The date of each series' claim, which any size may inherit (`_about`)."""
 
 
 def plan(
@@ -202,7 +210,7 @@ def plan(
     official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE} - set(suspects)
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
-    rest: list[Claim] = []
+    rest: dict[str, list[Claim]] = defaultdict(list)
     for c in [*claims, *name_claims]:
         kinds[c.entity] = c.entity_kind
         if c.entity_kind == "series":
@@ -211,7 +219,7 @@ def plan(
             if c.attribute == "series":
                 by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
             else:
-                rest.append(c)
+                rest[c.entity].append(c)
     facts: dict[tuple[str, str], Fact] = {}
     conflicts: list[Conflict] = []
     # Series membership first: inheritance needs to know which series a size is in.
@@ -237,7 +245,16 @@ def plan(
         series_conflicts=conflicts,
         rest=rest,
         inheritable=_inheritable(by_key, kinds),
+        series_keys=_series_keys(by_key, kinds),
     )
+
+
+def _series_keys(by_key: Iterable[tuple[str, str]], kinds: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
+    keys: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for entity, attribute in by_key:
+        if attribute != "series" and kinds[entity] == "series":
+            keys[entity].append((entity, attribute))
+    return keys
 
 
 _ORDER = {"vcpus": 0, "gpu_model": 0, "gpu_count": 1, "gpu_memory_total_gib": 2, "gpu_memory_gib": 3}
@@ -254,18 +271,20 @@ def _votes(p: Plan, entities: Container[str] | None) -> list[tuple[str, str]]:
     """The votes of the keys of `entities` (every entity's, without), the series' values among
     them where a size inherits them (`_inherit`), into `p.by_key`; the keys, in an order that
     decides each key after those of its entity that its checks read (`_ORDER`). Keys of one rank
-    are in the order the claims give them: sorting the 646,389 keys of 10,000 documents took up to 2.6 s."""
+    are in the order the claims give them, an entity's together: sorting the 646,389 keys of
+    10,000 documents took up to 2.6 s."""
     mine: dict[tuple[str, str], None] = {}
-    for c in p.rest:
-        if entities is None or c.entity in entities:
-            key = (c.entity, c.attribute)
-            p.by_key[key].append(_vote(c, p.sources, p.tier))
-            mine[key] = None
+    for entity, claims in p.rest.items():
+        if entities is None or entity in entities:
+            for c in claims:
+                key = (entity, c.attribute)
+                p.by_key[key].append(_vote(c, p.sources, p.tier))
+                mine[key] = None
     mine.update(dict.fromkeys(_inherit(p, entities)))
     # A series' own values (its membership aside, decided in `plan`) are decided with its part.
-    for key in p.by_key:
-        if key[1] != "series" and p.kinds[key[0]] == "series" and (entities is None or key[0] in entities):
-            mine[key] = None
+    for series, keys in p.series_keys.items():
+        if entities is None or series in entities:
+            mine.update(dict.fromkeys(keys))
     ranks: list[list[tuple[str, str]]] = [[] for _ in range(max(_ORDER.values()) + 1)]
     for key in mine:
         ranks[_decide_order(key)[0]].append(key)
@@ -283,6 +302,8 @@ class Decided:
     failures: list[Failure]
     """Every check found, not only the last key's: a claim inherited by sizes of several
     buckets is checked in each (`buckets`)."""
+    keys: list[tuple[str, str]] = field(default_factory=list)
+    """The keys decided, in order (`forget` lets them go)."""
 
 
 Failure = tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]
@@ -312,7 +333,8 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
     rivals: dict[tuple[str, str], Claim] = {}
     failures: list[Failure] = []
-    for key in _votes(p, entities):
+    keys = _votes(p, entities)
+    for key in keys:
         votes = by_key[key]
         _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
         fact, rows = _decide(key, p.kinds[key[0]], votes, official, tier, know, facts)
@@ -322,7 +344,7 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
             losing = next(r for r in rows if not r.won)
             rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing.claims)
         failures.extend((v.claim.claim_id, _decide_order(key), tuple(v.failed)) for v in votes if v.failed)
-    return Decided(conflicts, rivals, failures)
+    return Decided(conflicts, rivals, failures, keys)
 
 
 def let_go(p: Plan) -> None:
@@ -333,6 +355,24 @@ def let_go(p: Plan) -> None:
     p.facts.clear()
     p.inheritable.clear()
     p.rest.clear()
+    p.about.clear()
+    p.series_dates.clear()
+
+
+def forget(p: Plan, decided: Decided, entities: Iterable[str]) -> None:
+    """Drop what deciding `entities` (`decided`) put in `p` once they are finished: no other
+    entity's deciding or finishing reads it (`_groups`), and a large build decided a few buckets
+    at a time then holds their votes and facts alone, not all of them. A series' votes
+    stay, which its sizes' checks read, and its membership, which they inherit by."""
+    for key in decided.keys:
+        p.facts.pop(key, None)
+        if p.kinds[key[0]] != "series":
+            p.by_key.pop(key, None)
+    for entity in entities:
+        if p.kinds.get(entity) != "series":
+            p.facts.pop((entity, "series"), None)
+            p.by_key.pop((entity, "series"), None)
+            p.rest.pop(entity, None)
 
 
 def _groups(p: Plan) -> dict[str, str]:
@@ -414,7 +454,7 @@ def divide(
     are to decide."""
     root = _groups(p).__getitem__
     # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits.
-    work: Counter[str] = Counter(c.entity for c in p.rest)
+    work: Counter[str] = Counter({entity: len(claims) for entity, claims in p.rest.items()})
     for (entity, _), votes in p.by_key.items():
         if p.kinds[entity] == "series":
             work[entity] += len(votes)
@@ -483,11 +523,17 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
     conflicts.extend(_link_conflicts(links, facts, ordered, p.by_key, conflicts))
     linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
-    for c in claims:
+    read, inherited = (claims, {}) if entities is None else _about(p, {key[0] for key in ordered})
+    for c in read:
         when = sources[c.document].as_of
         if when and ours(c.entity) and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
-    dates = {c.claim_id: sources[c.document].as_of for c in claims}
+    # The claims a fact may rest on: its entity's, and a series' it inherits.
+    dates = {c.claim_id: sources[c.document].as_of for c in read}
+
+    def date(claim: str) -> dt.date | None:
+        return dates.get(claim) or inherited.get(claim)
+
     siblings = _sibling_index(ordered, facts)
     final = []
     confidences: dict[tuple[object, ...], tuple[Evidence, float]] = {}  # few distinct among many facts
@@ -509,7 +555,7 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
             if sibling:
                 reason += f" matches {sibling}"
         held = fact.supporting  # most facts: one claim, whose date needs no search
-        support = dates.get(held[0]) if len(held) == 1 else max((d for i in held if (d := dates.get(i))), default=None)
+        support = date(held[0]) if len(held) == 1 else max((d for i in held if (d := date(i))), default=None)
         latest = newest_doc.get(key[0]) if support else None
         stale = bool(support and latest and (latest[0] - support).days > p.stale_after_days)
         if stale and latest and support:
@@ -524,6 +570,18 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
     conflicts.sort(key=_conflict_order)
     name_claims = tuple(p.name_claims) if entities is None else ()  # a part's are added by `merge`
     return Reconciled(tuple(final), tuple(conflicts), tuple(links), name_claims, *last_checks(decided.failures))
+
+
+def _about(p: Plan, entities: Iterable[str]) -> tuple[list[Claim], Mapping[str, dt.date | None]]:
+    """The claims about `entities`, and the dates of every series' claims (`Plan.about`,
+    `Plan.series_dates`): a part of a few entities does not go through all the claims (at
+    10,000 documents, 519,067 of them) each time."""
+    if not p.about:
+        for c in p.claims:
+            p.about.setdefault(c.entity, []).append(c)
+            if p.kinds.get(c.entity) == "series":
+                p.series_dates[c.claim_id] = p.sources[c.document].as_of
+    return [c for entity in entities for c in p.about.get(entity, ())], p.series_dates
 
 
 def _conflict_order(c: Conflict) -> tuple[str, str, bool, str]:
@@ -1397,8 +1455,8 @@ def _links(
     """Tie each unverified size (of those `ours` accepts) to the official size of the same family
     and vCPU count whose name adds the fewest feature letters; the evidence says what else agrees."""
     officials: dict[tuple[str, int], list[SizeName]] = defaultdict(list)
-    for e in sorted(official):
-        if kinds.get(e) == "size" and (p := parse_size(e)):
+    for e in sorted(official):  # a size's candidates are of its group: ours, too
+        if ours(e) and kinds.get(e) == "size" and (p := parse_size(e)):
             officials[(p.family, p.vcpus)].append(p)
     links = []
     for entity in sorted(e for e, k in kinds.items() if k == "size" and e not in official and ours(e)):
