@@ -148,6 +148,22 @@ UNIT_CASES = [
 ]
 
 
+def test_equal_text_in_claims_of_different_documents_is_held_once() -> None:
+    """A value, the text of its cell, its section and column and how it was read repeat across
+    documents by the thousand: each is held once, not once per claim (at 10,000 documents the
+    copies took 61 MiB of every process that holds the claims)."""
+    data = (FIXTURES / THIRD_PARTY).read_bytes()
+    docs = [parse_bytes(f"{folder}/{THIRD_PARTY}", data)[0] for folder in ("one", "two")]
+    n = normalize([extract(d) for d in docs if d is not None])
+    one = [c for c in n.claims if c.document == f"one/{THIRD_PARTY}"]
+    two = [c for c in n.claims if c.document == f"two/{THIRD_PARTY}"]
+    assert len(one) == len(two) == 20
+    for a, b in zip(one, two, strict=True):
+        for name in ("value", "raw_text", "section", "column", "interpretation"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert x == y and (x is None or x is y), (name, x)
+
+
 @pytest.mark.parametrize(
     ("name", "line", "column", "cell", "entity", "attribute", "value", "written", "interpretation"),
     UNIT_CASES,

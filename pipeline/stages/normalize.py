@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
+from sys import intern
 
 from pipeline import knowledge
 from pipeline.knowledge import ColumnRule, GpuModel, Knowledge, Phrase
@@ -368,16 +369,16 @@ def _emit(ctx: _Context, st: Statement, entity: str, kind: EntityKind, v: _Value
             ),
             document=st.document,
             line=st.line,
-            section=st.section,
+            section=intern(st.section),
             table_index=st.table_index,
             row_index=st.row_index,
-            column=st.column,
-            raw_text=st.raw_text,
+            column=intern(st.column) if st.column else st.column,
+            raw_text=intern(st.raw_text),
             method="derived" if v.derived else st.method,
             entity=entity,
             entity_kind=kind,
             attribute=v.attribute,
-            value=value,
+            value=intern(value),
             value_number=v.number,
             value_text=v.text,
             value_bool=v.flag,
@@ -385,7 +386,7 @@ def _emit(ctx: _Context, st: Statement, entity: str, kind: EntityKind, v: _Value
             range_max=v.high,
             unit=attr.unit if attr.kind == "number" else None,
             unit_as_written=v.unit_written,
-            interpretation=v.interpretation,
+            interpretation=intern(v.interpretation) if v.interpretation else v.interpretation,
             name_as_written=_written(st, entity) if kind == "size" else None,
         )
     )
