@@ -40,6 +40,18 @@ def test_written_parquet_keeps_the_contract(shipped_output: Path) -> None:
     assert validate(loaded) == []
 
 
+def test_the_caller_is_called_after_each_table_checked(frames: dict[str, pd.DataFrame]) -> None:
+    """`between` runs after each table that is there to check, so that a process checking a
+    large build can hand back what one table's checks left free before the next."""
+    seen: list[int] = []
+    assert validate(frames, between=lambda: seen.append(len(seen))) == []
+    assert len(seen) == len(tables())
+    seen.clear()
+    bad = {name: df for name, df in frames.items() if name != "prices"}
+    assert validate(bad, between=lambda: seen.append(len(seen))) == ["prices: table is missing"]
+    assert len(seen) == len(tables()) - 1
+
+
 def test_confidence_out_of_range(frames: dict[str, pd.DataFrame]) -> None:
     bad = broken(frames)
     bad["facts"].loc[3, "confidence"] = 1.5

@@ -198,8 +198,12 @@ def schemas() -> dict[str, pa.DataFrameSchema]:
     return out
 
 
-def validate(frames: Mapping[str, pd.DataFrame]) -> list[str]:
-    """Every broken promise in `frames`, one sentence each; empty when the tables keep the contract."""
+def validate(frames: Mapping[str, pd.DataFrame], between: Callable[[], None] | None = None) -> list[str]:
+    """Every broken promise in `frames`, one sentence each; empty when the tables keep the contract.
+
+    `between` is called after each table is checked: a caller that forks to check a build's
+    tables hands back there what checking one table left free, which the next would otherwise
+    add to (at 10,000 documents, the checking process's peak 1,322 -> 1,275 MiB)."""
     problems: list[str] = []
     checked: dict[str, pd.DataFrame] = {}
     for table, contract in schemas().items():
@@ -227,6 +231,8 @@ def validate(frames: Mapping[str, pd.DataFrame]) -> list[str]:
             problems.extend(_describe(table, df, exc.failure_cases, UNIQUE.get(table, [])))
         except Exception as exc:  # a contract must report, not crash, whatever the data looks like
             problems.append(f"{table}: could not be checked ({type(exc).__name__}: {exc})")
+        if between is not None:
+            between()
     for table in sorted(set(frames) - set(schema.tables())):
         problems.append(f"{table}: unexpected table")
     try:

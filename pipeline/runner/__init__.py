@@ -162,7 +162,10 @@ def _write(
         here = os.getpid()
 
         def check_and_document() -> list[str]:
-            violations = contracts.validate(frames)
+            # What checking leaves free is handed back before the report reads the tables: in
+            # a fork, the peak is the inherited pages and this process's own on top of them.
+            violations = contracts.validate(frames, between=give_back)
+            give_back()
             if not violations:
                 # In a forked process, the frames are its own copy: the report lets them go once
                 # it has read them, and the process gives their memory back.
