@@ -220,7 +220,8 @@ class Clock:
         self.laps += ((step, round(now - self._last, 4)),)
         # Linux keeps a process's memory counts per CPU and sums them now and then: a reading of
         # the peak so far can come out a few hundred kB below the one before it.
-        self.peaks += ((step, max([peak_rss(), *(peak for _, peak in self.peaks[-1:])])),)
+        before = self.peaks[-1][1] if self.peaks else 0
+        self.peaks += ((step, max(peak_rss(), before)),)
         self._last = now
 
 
@@ -417,10 +418,7 @@ def _compute(
 
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
-    of_size: dict[str, list[Claim]] = defaultdict(list)  # what a size's row of vm_sizes reads
-    for c in claims:
-        if c.entity_kind == "size":
-            of_size[c.entity].append(c)
+    named = _Named.of(claims, prices)
 
     def part(p: Plan, entities: frozenset[str] | None) -> _Part:
         """The entities decided and finished a few buckets at a time (`_chunks`), their votes
@@ -438,7 +436,7 @@ def _compute(
             forget(p, decided, chunk)
             recs.append(rec if records else replace(rec, facts=()))
             frames.append(_facts_frame(rec.facts))
-            sizes += _vm_size_rows([c for e in sorted(chunk) for c in of_size.get(e, ())], rec, sources_by_doc, prices)
+            sizes += _vm_size_rows(rec, named, sources_by_doc)
             members += _series_members(rec.facts)
             if decisions is not None:
                 rates.update(rates_read(p, rec.facts))
@@ -1285,29 +1283,40 @@ _DOCS_ONLY = frozenset({NAME_CONVENTION, SIBLING})
 """Claims no document makes: they say nothing of where a size is named."""
 
 
-def _vm_size_rows(
-    claims: Sequence[Claim],
-    rec: Reconciled,
-    sources: Mapping[str, Source],
-    prices: Sequence[Mapping[str, Any]] = (),
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """What a size's row of vm_sizes reads beside its facts, from every claim and price once:
+    the documents that state it, those that name it (not only its docs' rules), and its lowest
+    price in the newest snapshot. Each part of the entities reads its sizes' (`_vm_size_rows`)."""
+
+    documents: Mapping[str, set[str]]
+    named_by: Mapping[str, set[str]]
+    lowest: Mapping[str, float]
+
+    @classmethod
+    def of(cls, claims: Iterable[Claim], prices: Iterable[Mapping[str, Any]]) -> _Named:
+        documents: dict[str, set[str]] = defaultdict(set)
+        named_by: dict[str, set[str]] = defaultdict(set)
+        for c in claims:
+            if c.entity_kind == "size":
+                documents[c.entity].add(c.document)
+                if c.method not in _DOCS_ONLY:
+                    named_by[c.entity].add(c.document)
+        lowest: dict[str, float] = {}
+        for p in prices:
+            if p["newest"] and p["on_demand_usd_per_hour"] is not None:
+                lowest[p["size"]] = min(lowest.get(p["size"], float("inf")), p["on_demand_usd_per_hour"])
+        return cls(documents, named_by, lowest)
+
+
+def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source]) -> list[dict[str, Any]]:
     """One row per size, every value taken from `facts`; where it is named (docs, the API),
     the newest API snapshot that lists it, and its lowest price in the newest snapshot."""
     facts: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in rec.facts:
         if f.entity_kind == "size":
             facts[f.entity][f.attribute] = f
-    size_docs: dict[str, set[str]] = defaultdict(set)
-    named_by: dict[str, set[str]] = defaultdict(set)
-    for c in claims:
-        if c.entity_kind == "size":
-            size_docs[c.entity].add(c.document)
-            if c.method not in _DOCS_ONLY:
-                named_by[c.entity].add(c.document)
-    lowest: dict[str, float] = {}
-    for p in prices:
-        if p["newest"] and p["on_demand_usd_per_hour"] is not None:
-            lowest[p["size"]] = min(lowest.get(p["size"], float("inf")), p["on_demand_usd_per_hour"])
+    size_docs, named_by, lowest = named.documents, named.named_by, named.lowest
     links = {lk.entity: lk for lk in rec.links}
     types = {c.name: c.type for c in schema.tables()["vm_sizes"]}
     rows = []
@@ -1328,11 +1337,10 @@ def _vm_size_rows(
         else:
             row["status"] = next((s for s in STATUS_ORDER if s in statuses), None)
         row["confidence"] = min((f.confidence for f in used), default=None)
-        row["documents"] = len(size_docs[size])
-        kinds = {sources[d].kind for d in named_by[size]}
-        api = sorted(
-            (d for d in named_by[size] if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0
-        )
+        row["documents"] = len(size_docs.get(size, ()))
+        naming = named_by.get(size, set())
+        kinds = {sources[d].kind for d in naming}
+        api = sorted((d for d in naming if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0)
         docs = kinds & (AUTHORITATIVE - {"api_catalog"})
         both, docs_only, api_only, third_only = schema.FOUND_IN
         row["found_in"] = (both if docs else api_only) if api else (docs_only if docs else third_only)

@@ -227,6 +227,7 @@ def plan(
         fact, rows = _decide(key, kinds[key[0]], by_key[key], official, tier, know, facts)
         facts[key] = fact
         conflicts.extend(rows)
+    series_keys = _series_keys(by_key, kinds)
     return Plan(
         claims=claims,
         sources=sources,
@@ -244,8 +245,8 @@ def plan(
         facts=facts,
         series_conflicts=conflicts,
         rest=rest,
-        inheritable=_inheritable(by_key, kinds),
-        series_keys=_series_keys(by_key, kinds),
+        inheritable=_inheritable(by_key, series_keys),
+        series_keys=series_keys,
     )
 
 
@@ -891,11 +892,13 @@ def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> lis
 # ------------------------------------------------------------------------- inheritance
 
 
-def _inheritable(by_key: Mapping[tuple[str, str], list[_Vote]], kinds: Mapping[str, str]) -> dict[str, list[_Vote]]:
+def _inheritable(
+    by_key: Mapping[tuple[str, str], list[_Vote]], series_keys: Mapping[str, list[tuple[str, str]]]
+) -> dict[str, list[_Vote]]:
     """For each series, the votes a size of it inherits (`_inherit`), taken before any check
     lowers a series' own votes: the parts of a build (`divide`) decide in any order."""
     votes: dict[str, list[_Vote]] = defaultdict(list)
-    for series, attribute in sorted(k for k in by_key if kinds[k[0]] == "series" and k[1] != "series"):
+    for series, attribute in sorted(key for keys in series_keys.values() for key in keys):
         for v in by_key[(series, attribute)]:
             if not v.claim.is_range:
                 votes[series].append(
