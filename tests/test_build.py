@@ -515,6 +515,25 @@ def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: i
     assert _files(out) == _files(scratch)
 
 
+def test_a_build_that_keeps_decisions_has_the_claims_table_made_beside_them(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build deciding every entity makes the claims table itself, while a forked process
+    decides the other half; one with decisions kept (it decides a few buckets again) has it
+    made by a forked process from the start. The tables are the same either way."""
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    settings = runner.Settings(workers=2)
+    first = build(seeds, tmp_path / "output", settings=settings)
+    assert "claims table" not in {what for what, _ in first.helpers}
+    page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
+    page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
+    again = build(seeds, tmp_path / "output", settings=settings)
+    assert "claims table" in {what for what, _ in again.helpers}
+    assert again.cache is not None and again.cache.reused["reconcile"][0] > 0
+    build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
+    assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
+
+
 def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
