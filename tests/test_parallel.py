@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.runner.pool import beside, collector_paused, helper_peaks, peak_rss
+from pipeline.runner.pool import arrow_pool, beside, collector_paused, helper_peaks, peak_rss
 
 
 class Unpicklable(Exception):
@@ -239,3 +239,32 @@ def test_a_function_decorated_with_it_runs_without_the_collector() -> None:
 
     assert stage() is False
     assert gc.isenabled()
+
+
+def test_arrow_allocates_from_jemalloc_in_the_block_and_from_the_pool_before_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pool keeps no freed column's pages (`arrow_pool`); whoever called the build gets
+    their own pool back, even when the block fails."""
+    import pyarrow as pa
+
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    before = pa.default_memory_pool().backend_name
+    jemalloc = pa.jemalloc_memory_pool()
+    held = jemalloc.bytes_allocated()
+    with pytest.raises(KeyError), arrow_pool():
+        assert pa.default_memory_pool().backend_name == "jemalloc"
+        column = pa.array(["a value"] * 100_000)
+        assert jemalloc.bytes_allocated() >= held + 700_000
+        raise KeyError("the block fails")
+    assert pa.default_memory_pool().backend_name == before
+    del column
+
+
+def test_a_pool_chosen_by_whoever_runs_the_build_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow as pa
+
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "system")
+    before = pa.default_memory_pool().backend_name
+    with arrow_pool():
+        assert pa.default_memory_pool().backend_name == before

@@ -47,7 +47,17 @@ from pipeline.outputs.write import (
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, entry_key, parse_all, survey
-from pipeline.runner.pool import Beside, HelperDied, beside, collector_paused, cores, give_back, helper_peaks, peak_rss
+from pipeline.runner.pool import (
+    Beside,
+    HelperDied,
+    arrow_pool,
+    beside,
+    collector_paused,
+    cores,
+    give_back,
+    helper_peaks,
+    peak_rss,
+)
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
@@ -130,8 +140,9 @@ def build(
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
         clock.lap("imports")
         # Every record is in the frames: the result keeps only the summary. The memos are
-        # written while the tables are: the build waits for them last.
-        with contextlib.ExitStack() as saving:
+        # written while the tables are: the build waits for them last. Arrow's allocator gives
+        # back what the tables free (`arrow_pool`).
+        with arrow_pool(), contextlib.ExitStack() as saving:
             result, frames = compute(
                 sources,
                 settings,

@@ -191,6 +191,33 @@ _trim: Any = None
 
 
 @contextlib.contextmanager
+def arrow_pool() -> Iterator[None]:
+    """A block during which Arrow allocates from jemalloc, where pyarrow has it and whoever runs
+    the build has not chosen a pool (`ARROW_DEFAULT_MEMORY_POOL`); the pool before is restored.
+
+    pyarrow's default on Linux, mimalloc, keeps the pages of the columns a build frees (each
+    table's, once written): at 10,000 documents the build process still held 1,003 MiB with
+    4 MiB of Arrow memory in use, where with jemalloc it held 725 MiB, and its largest process
+    peaked at 1,350-1,367 MiB where it now peaks at 1,211-1,218 MiB, in the same time. A process
+    forked beside the build counts the pages it inherits, so those kept pages counted twice."""
+    import pyarrow as pa
+
+    try:
+        pool = None if "ARROW_DEFAULT_MEMORY_POOL" in os.environ else pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a pyarrow built without it
+        pool = None
+    if pool is None:
+        yield
+        return
+    before = pa.default_memory_pool()
+    pa.set_memory_pool(pool)
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(before)
+
+
+@contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """A block (or, as a decorator, a function) during which the garbage collector does not run.
 
