@@ -84,3 +84,24 @@ def test_timings_are_written_where_asked_and_not_into_the_output(tmp_path: Path)
         < steps.index("write tables")
     )
     assert not [p for p in out.iterdir() if "timing" in p.name]
+
+
+def test_timings_give_memory_in_megabytes_of_a_million_bytes() -> None:
+    """The benchmark reports MB of 10^6 bytes beside its own measures: a build's peaks must be in
+    the same unit, not in MiB (3,000,000 bytes would read 2.9)."""
+    from pipeline.cli import timings
+    from pipeline.records import BuildResult
+
+    result = BuildResult(
+        documents=(),
+        claims=(),
+        diagnostics=(),
+        timings=(("survey", 0.5), ("imports", 0.25)),
+        peaks=(("survey", 3_000_000), ("imports", 150_000_000)),
+        helpers=(("normalizing", 512_000_000),),
+    )
+    assert timings(result) == [
+        {"step": "survey", "seconds": 0.5, "peak_rss_mb": 3.0},
+        {"step": "imports", "seconds": 0.25, "peak_rss_mb": 150.0},
+        {"process": "normalizing", "peak_rss_mb": 512.0},
+    ]

@@ -578,8 +578,8 @@ decides again the few whose inputs it changed, and the rows of the others are lo
 BUCKETS_AT_ONCE = 4
 """Buckets a process decides and finishes at a time (`part`), letting go of their votes and
 facts before the next: at 10,000 documents the process deciding half of the entities peaked at
-1,070 MB where it took 1,237 MB deciding them at once, for about 0.4 s more of reconcile (one
-bucket at a time: 1,048 MB, 1.2 s more)."""
+1,070 MiB where it took 1,237 MiB deciding them at once, for about 0.4 s more of reconcile (one
+bucket at a time: 1,048 MiB, 1.2 s more)."""
 
 
 def _bucket_keys(
@@ -877,7 +877,7 @@ def _in_order(parts: Sequence[Any], by: list[str]) -> Any:
             del part[name]
         # The parts a build kept were unpickled into the C heap, the whole is made in Arrow's
         # pool: what the parts free is handed back as it goes, or the two would add up (10,000
-        # documents, one change: the build's peak 1,532 -> 1,407 MB).
+        # documents, one change: the build's peak 1,532 -> 1,407 MiB).
         give_back()
     return pd.DataFrame(whole, columns=columns)
 

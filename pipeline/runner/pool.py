@@ -198,7 +198,7 @@ def arrow_pool() -> Iterator[None]:
     pyarrow's default on Linux, mimalloc, keeps the pages of the columns a build frees (each
     table's, once written): at 10,000 documents the build process still held 1,003 MiB with
     4 MiB of Arrow memory in use, where with jemalloc it held 725 MiB, and its largest process
-    peaked at 1,350-1,367 MiB where it now peaks at 1,211-1,218 MiB, in the same time. A process
+    peaked at 1,350-1,367 MiB where it now peaks at 1,211-1,227 MiB, in the same time. A process
     forked beside the build counts the pages it inherits, so those kept pages counted twice."""
     import pyarrow as pa
 
