@@ -547,7 +547,7 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
     # Each forked process says its peak memory (`--timings` lists them): the build's own is not all.
     assert one.helpers == ()
-    assert {what for what, _ in two.helpers} >= {"normalizing", "contracts and report"}
+    assert {what for what, _ in two.helpers} >= {"normalizing", "finding copies", "contracts and report"}
     assert all(peak > 10 * 2**20 for _, peak in two.helpers)
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
 

@@ -392,17 +392,20 @@ def _compute(
     if progress:
         progress(f"read {len(documents)} documents; normalizing")
     split = _splits(settings, len(extractions))
-    # Each later stage reuses what the last build computed from the same inputs; the memos are
-    # saved as soon as a stage ends, so an interrupted build keeps what it got done.
-    memo = cache.memo("normalize", code_fingerprint()) if cache else None
-    stated: dict[str, Mapping[str, str]] = {}
-    norm = run_normalize(extractions, know, split, memo, content, stated)
+    # The copies are found from the extractions alone, on the second core while the documents
+    # are normalized here (as the normalize memo is loaded, or beside the other half).
+    with beside(partial(find_copies, extractions, sources_by_doc), parallel=split, what="finding copies") as copied:
+        # Each later stage reuses what the last build computed from the same inputs; the memos
+        # are saved as soon as a stage ends, so an interrupted build keeps what it got done.
+        memo = cache.memo("normalize", code_fingerprint()) if cache else None
+        stated: dict[str, Mapping[str, str]] = {}
+        norm = run_normalize(extractions, know, split, memo, content, stated)
+    copies, copy_diags = copied.result()
     if memo:
         keep(memo)
     lap("normalize")
     # The statements are all in claims now; what the tables still need of them is the subject.
     subjects = {ex.document.path: ex.subject for ex in extractions}
-    copies, copy_diags = find_copies(extractions, sources_by_doc)
     del extractions
     if progress:
         progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
@@ -414,7 +417,7 @@ def _compute(
     )
     diagnostics.extend(alias_diags)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
-    lap("copies and aliases")
+    lap("aliases")
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
     # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
     # decision reconciled in 17.9 s, one deciding all in 16.7 s).
