@@ -648,3 +648,17 @@ def test_a_memo_writer_killed_loses_the_cache_not_the_build(tmp_path: Path, monk
     assert again.cache.reused["reconcile"] == (0, 0), "no bucket kept to look up: every one decided"
     build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
     assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
+
+
+def test_the_files_bytes_a_build_is_handed_are_let_go_once_parsed() -> None:
+    """`build` surveys the files (their bytes make the build key) and hands them to `compute`,
+    which empties the list once they are parsed: the bytes are not held through the build."""
+    from pipeline.runner.documents import survey
+    from pipeline.stages.read import Limits
+    from tests.conftest import SOURCES
+
+    inputs, found = survey(SOURCES, Limits())
+    assert len(inputs) > 50 and all(item.data for item in inputs)
+    result, _ = runner.compute(SOURCES, runner.Settings(workers=1), inputs=inputs, found=found)
+    assert inputs == []
+    assert len(result.documents) > 50
