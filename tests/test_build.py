@@ -388,7 +388,7 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     empty = pd.DataFrame({"entity": pd.Series([], dtype="string[pyarrow]")})
     a, b = ("Standard_NC12s_v3", "gpu_memory_gib"), ("Standard_NC6s_v3", "gpu_memory_gib")
     failures = [("c1", (3, a), ("model_memory: K80",)), ("c1", (3, b), ("model_memory: M60",))]
-    part = runner._Part(Reconciled((), (), (), (), {}), empty, [], [], {}, failures)
+    part = runner._Part(Reconciled((), (), (), (), {}), empty, runner._sizes_frame([]), [], {}, failures)
     pieces = dict(runner._by_bucket([part], {a[0]: 1, b[0]: 2}, {1, 2}))
     assert pieces[1].rec.checks == {"c1": ("model_memory: K80",)}
     assert pieces[2].rec.checks == {"c1": ("model_memory: M60",)}

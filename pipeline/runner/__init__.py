@@ -453,7 +453,7 @@ def _compute(
         once, not those of all."""
         recs: list[Reconciled] = []
         frames: list[Any] = []
-        sizes: list[dict[str, Any]] = []
+        sizes: list[Any] = []
         members: list[tuple[str, str]] = []
         rates: dict[str, tuple[tuple[tuple[str, str], float], ...]] = {}
         failures: list[Failure] = []
@@ -463,7 +463,7 @@ def _compute(
             forget(p, decided, chunk)
             recs.append(rec if records else replace(rec, facts=()))
             frames.append(_facts_frame(rec.facts))
-            sizes += _vm_size_rows(rec, named, sources_by_doc)
+            sizes.append(_sizes_frame(_vm_size_rows(rec, named, sources_by_doc)))
             members += _series_members(rec.facts)
             if decisions is not None:
                 rates.update(rates_read(p, rec.facts))
@@ -472,7 +472,7 @@ def _compute(
         return _Part(
             replace(merge(p, recs), name_claims=()),
             _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(()),
-            sizes,
+            _in_order(sizes, ["size"]) if sizes else _sizes_frame([]),
             members,
             rates,
             failures,
@@ -538,8 +538,8 @@ def _compute(
     lap("reconcile, with the facts and claims tables")
     labels = _calibration_labels(resolved, rec, sources_by_doc, know, settings)
     lap("calibration labels")
-    sizes = sorted((row for x in parts for row in x.sizes), key=itemgetter("size"))
-    built = {row["size"] for row in sizes} | {a.name for a in aliases if a.certain}
+    sizes = _in_order([x.sizes for x in parts], ["size"]) if parts else _sizes_frame([])
+    built = set(sizes["size"]) | {a.name for a in aliases if a.certain}
     diagnostics.extend(_not_built(norm.mentions, built, sorted(m for x in parts for m in x.members)))
     diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
     result = BuildResult(
@@ -563,7 +563,8 @@ def _compute(
         del norm, resolved
         claims = ()
         give_back()  # the claims' records: the tables still to make then reuse their pages
-    made["vm_sizes"] = frame(by_column(sizes, cols["vm_sizes"]), cols["vm_sizes"])
+    made["vm_sizes"] = sizes
+    del sizes
     made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
     made["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
     made["diagnostics"] = frame(
@@ -655,24 +656,20 @@ def _by_bucket(
     keeps the last of all the buckets."""
     import numpy as np
     import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
     rows_of: list[tuple[Any, Any]] = []
+    sizes_of: list[tuple[Any, Any]] = []
     conflicts: dict[int, list[Conflict]] = defaultdict(list)
     links: dict[int, list[Link]] = defaultdict(list)
     failures: dict[int, list[Failure]] = defaultdict(list)
-    sizes: dict[int, list[dict[str, Any]]] = defaultdict(list)
     members: dict[int, list[tuple[str, str]]] = defaultdict(list)
     rates: dict[int, dict[str, tuple[tuple[tuple[str, str], float], ...]]] = defaultdict(dict)
     for part in parts:
         for entity, read in part.rates.items():
             rates[bucket_of[entity]][entity] = read
-        rows, rec = part.facts, part.rec
-        # Each distinct entity looked up once: the rows hold an entity's name for each attribute.
-        entities = pc.dictionary_encode(pa.chunked_array([pa.array(rows["entity"].array)]).combine_chunks())
-        of_entity = np.array([bucket_of[e] for e in entities.dictionary.to_pylist()], dtype=np.int64)
-        rows_of.append((rows, of_entity[entities.indices.to_numpy(zero_copy_only=False)]))
+        rec = part.rec
+        rows_of.append((part.facts, _buckets_of_rows(part.facts["entity"], bucket_of)))
+        sizes_of.append((part.sizes, _buckets_of_rows(part.sizes["size"], bucket_of)))
         for c in rec.conflicts:
             conflicts[bucket_of[c.entity]].append(c)
         for lk in rec.links:
@@ -681,22 +678,33 @@ def _by_bucket(
         # checked for sizes in several buckets, and any of them may be decided again alone.
         for failure in part.failures:
             failures[bucket_of[failure[1][1][0]]].append(failure)
-        for row in part.sizes:
-            sizes[bucket_of[row["size"]]].append(row)
         for size, series in part.members:
             members[bucket_of[size]].append((size, series))
     for b in sorted(set(decided)):
         facts = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in rows_of], ignore_index=True)
+        sizes = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in sizes_of], ignore_index=True)
         yield (
             b,
             _Part(
                 Reconciled((), tuple(conflicts[b]), tuple(links[b]), (), *last_checks(failures[b])),
                 _Packed.of(facts),
-                sizes[b],
+                sizes,
                 members[b],
                 rates[b],
             ),
         )
+
+
+def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
+    """The bucket of each row whose entity `names` (a column) gives, as a numpy array: each
+    distinct name looked up once, since the facts hold an entity's name for each attribute."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(pa.chunked_array([pa.array(names.array)]).combine_chunks())
+    of_name = np.array([bucket_of[name] for name in encoded.dictionary.to_pylist()], dtype=np.int64)
+    return of_name[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -834,8 +842,9 @@ class _Part:
     """Its facts only when the caller keeps the records: else they are in `facts`."""
     facts: Any
     """The rows of the facts table, as a DataFrame."""
-    sizes: list[dict[str, Any]]
-    """Its rows of vm_sizes."""
+    sizes: Any
+    """Its rows of vm_sizes, as a DataFrame in size order: a part's rows as Python dicts took
+    ten times the memory, in the build process and in every process forked from it."""
     members: list[tuple[str, str]]
     """(size, series) for each size whose series is known (`_not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
@@ -1192,6 +1201,11 @@ def _checks_column(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]
     (column,) = (c for c in schema.CLAIMS if c.name == "checks_failed")
     failed = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
     return frame({column.name: failed}, [column], len(claims))[column.name]
+
+
+def _sizes_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
+    cols = schema.tables()["vm_sizes"]
+    return frame(by_column(sorted(rows, key=itemgetter("size")), cols), cols)
 
 
 def _facts_frame(facts: Sequence[Fact]) -> Any:
