@@ -527,7 +527,7 @@ def _compute(
         keep(decisions, fill)
         held.clear()
         del key_all
-        parts.extend(replace(x, facts=x.facts.frame()) for x in kept.values())
+        parts.extend(kept.values())  # their facts still packed, unpacked a column at a time
         del kept
     table.close()
     if made_beside is not None:
@@ -554,15 +554,17 @@ def _compute(
     # When the caller does not keep the records, those a table was made from are let go as
     # soon as it is made.
     cols = schema.tables()
-    made = {"facts": _in_order([x.facts for x in parts], ["entity", "attribute"])}
-    del parts
-    made["documents"] = documents_table
     claims_table["checks_failed"] = _checks_column(claims, rec.checks)
-    made["claims"] = claims_table
+    made = {"claims": claims_table}
     if not records:
+        # The claims' records go before the parts' facts are joined: a build that loaded most
+        # of them from the memo holds them in pages of their own, handed back here.
         del norm, resolved
         claims = ()
-        give_back()  # the claims' records: the tables still to make then reuse their pages
+        give_back()
+    made["facts"] = _in_order([x.facts for x in parts], ["entity", "attribute"])
+    del parts
+    made["documents"] = documents_table
     made["vm_sizes"] = sizes
     del sizes
     made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
@@ -709,23 +711,33 @@ def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Packed:
-    """A DataFrame pickled and compressed (zstd): a kept bucket's facts take a tenth of the room
-    on disk and in the process that saves them."""
+    """A DataFrame's columns, each pickled and compressed (zstd): a kept bucket's facts take a
+    tenth of the room on disk and in the process that saves them, and a build that joins the
+    kept buckets' facts unpacks one column of them at a time (`_in_order`), not every bucket's
+    whole table at once."""
 
-    data: bytes
-    size: int
+    columns: tuple[str, ...]
+    data: tuple[bytes, ...]
+    sizes: tuple[int, ...]
 
     @classmethod
     def of(cls, frame: Any) -> _Packed:
         import pyarrow as pa
 
-        raw = pickle.dumps(frame, protocol=pickle.HIGHEST_PROTOCOL)
-        return cls(pa.compress(raw, codec="zstd", asbytes=True), len(raw))
+        raws = [pickle.dumps(frame[name], protocol=pickle.HIGHEST_PROTOCOL) for name in frame.columns]
+        data = tuple(pa.compress(raw, codec="zstd", asbytes=True) for raw in raws)
+        return cls(tuple(frame.columns), data, tuple(len(raw) for raw in raws))
 
-    def frame(self) -> Any:
+    def column(self, name: str) -> Any:
         import pyarrow as pa
 
-        return pickle.loads(pa.decompress(self.data, decompressed_size=self.size, codec="zstd", asbytes=True))
+        i = self.columns.index(name)
+        return pickle.loads(pa.decompress(self.data[i], decompressed_size=self.sizes[i], codec="zstd", asbytes=True))
+
+    def frame(self) -> Any:
+        import pandas as pd
+
+        return pd.DataFrame({name: self.column(name) for name in self.columns}, columns=list(self.columns))
 
 
 CLAIMS_TABLE_WORK = 0.08
@@ -871,26 +883,31 @@ def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
 def _in_order(parts: Sequence[Any], by: list[str]) -> Any:
     """The rows of frames with the same columns as one frame sorted by the `by` columns (text,
     compared as Python compares it); each part is already in that order. Made a column at a
-    time, each part's column let go once it is in the whole: the parts are not copied at once."""
+    time, each part's column let go once it is in the whole: the parts are not copied at once.
+    A part may be a kept bucket's `_Packed` frame, whose columns are unpacked one at a time."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    def column(part: Any, name: str) -> Any:
+        return part.column(name) if isinstance(part, _Packed) else part[name]
+
     if len(parts) == 1:
-        return parts[0]
-    keys = pa.table({name: pa.chunked_array([pa.array(part[name].array) for part in parts]) for name in by})
+        return parts[0].frame() if isinstance(parts[0], _Packed) else parts[0]
+    keys = pa.table({name: pa.chunked_array([pa.array(column(part, name).array) for part in parts]) for name in by})
     order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
     del keys
     columns = list(parts[0].columns)
     whole: dict[str, Any] = {}
     for name in columns:
-        joined = pd.concat([part[name] for part in parts], ignore_index=True)
+        joined = pd.concat([column(part, name) for part in parts], ignore_index=True)
         whole[name] = joined.take(order).reset_index(drop=True)
         del joined
         for part in parts:
-            del part[name]
-        # The parts a build kept were unpickled into the C heap, the whole is made in Arrow's
-        # pool: what the parts free is handed back as it goes, or the two would add up (10,000
+            if not isinstance(part, _Packed):
+                del part[name]
+        # The parts' columns were unpickled into the C heap, the whole is made in Arrow's pool:
+        # what the parts free is handed back as it goes, or the two would add up (10,000
         # documents, one change: the build's peak 1,532 -> 1,407 MiB).
         give_back()
     return pd.DataFrame(whole, columns=columns)
