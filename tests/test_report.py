@@ -371,3 +371,32 @@ def test_rows_the_page_does_not_show_are_held_in_part_and_the_page_is_the_same(
     monkeypatch.setattr(report, "_COUNTED", {})
     assert report._rows(given)["vm_sizes"][limit:][0].keys() == set(sizes.columns)
     assert render_report(given) == page
+
+
+def test_the_facts_the_page_shows_are_picked_a_block_of_rows_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rows of a frame whose string columns are several Arrow chunks (the halves of a
+    divided reconcile) are picked block by block, with the same rows and values as a filter of
+    the whole frame gives, across the blocks' and the chunks' edges alike."""
+    import numpy as np
+    import pyarrow as pa
+
+    from pipeline.outputs import report
+
+    halves = [
+        pa.array(["NC6", None, "ND40rs_v2", "NC6"], pa.large_string()),
+        pa.array(["NV12", "NC6"], pa.large_string()),
+    ]
+    df = pd.DataFrame(
+        {
+            "entity": pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(halves))),
+            "confidence": pd.array([0.9, 0.5, None, 0.7, 0.1, 0.3], dtype="Float64"),
+            "unshown": [1, 2, 3, 4, 5, 6],
+        }
+    )
+    pick = np.array([True, True, False, True, False, True])
+    whole = report._dicts(df[pick], ("entity", "confidence"))
+    monkeypatch.setattr(report, "PICK_BLOCK", 3)
+    assert report._picked(df, pick, ("entity", "confidence")) == whole
+    assert [row["entity"] for row in whole] == ["NC6", pd.NA, "NC6", "NC6"]
+    assert [row["confidence"] for row in whole] == [0.9, 0.5, 0.7, 0.3]
+    assert report._picked(df, np.zeros(6, dtype=bool), ("entity",)) == []

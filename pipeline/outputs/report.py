@@ -456,10 +456,15 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
         # Every fact of the sizes shown, and the fact of each value in dispute.
         shown = {_text(r.get("size")) for r in _limited(rows.get("vm_sizes", []), "vm_sizes")[0]}
         disputed = {(_text(r.get("entity")), _text(r.get("attribute"))) for r in rows.get("conflicts", [])}
-        near = facts[facts["entity"].isin(shown | {entity for entity, _ in disputed})]
+        # Rows are picked by their keys alone, and only the columns the page shows are copied:
+        # a copy of every column of the facts near them was the report's largest memory (at
+        # 10,000 documents, its process peaked 90 MiB above the tables it inherits).
+        pick = facts["entity"].isin(shown | {entity for entity, _ in disputed}).to_numpy(dtype=bool, copy=True)
+        near = facts.loc[pick, ["entity", "attribute"]]
         keys = zip(near["entity"].tolist(), near["attribute"].tolist(), strict=True)
-        wanted = [entity in shown or (entity, attribute) in disputed for entity, attribute in keys]
-        rows["facts"] = _dicts(near[wanted], FACT_COLUMNS)
+        pick[pick] = [entity in shown or (entity, attribute) in disputed for entity, attribute in keys]
+        del near
+        rows["facts"] = _picked(facts, pick, FACT_COLUMNS)
     return rows
 
 
@@ -525,6 +530,23 @@ def _dicts(df: pd.DataFrame, columns: Sequence[str] | None = None) -> list[dict[
     with `columns`, only those of them the frame has."""
     names = [str(c) for c in df.columns if columns is None or c in columns]
     return [dict(zip(names, row, strict=True)) for row in zip(*(df[c].tolist() for c in names), strict=True)]
+
+
+def _picked(df: pd.DataFrame, pick: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """`_dicts` of the rows `pick` (a boolean array) marks, of `columns`, a block of rows at a
+    time: pandas filters a column made of several Arrow chunks (the parts of a divided reconcile)
+    by joining them first, a copy of the whole column (facts.reason is 70 MB at 10,000 documents)."""
+    names = [str(c) for c in df.columns if c in columns]
+    out: list[dict[str, Any]] = []
+    for start in range(0, len(df), PICK_BLOCK):
+        rows = pick[start : start + PICK_BLOCK]
+        if rows.any():
+            out += _dicts(df.iloc[start : start + PICK_BLOCK].loc[rows, names])
+    return out
+
+
+PICK_BLOCK = 1 << 16
+"""Rows `_picked` filters at a time."""
 
 
 def _records(rows: Rows, name: str) -> list[dict[str, Any]]:
