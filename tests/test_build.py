@@ -515,16 +515,19 @@ def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: i
     assert _files(out) == _files(scratch)
 
 
-def test_a_build_that_keeps_decisions_has_the_claims_table_made_beside_them(
+def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of_its_own(
     seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A build deciding every entity makes the claims table itself, while a forked process
-    decides the other half; one with decisions kept (it decides a few buckets again) has it
-    made by a forked process from the start. The tables are the same either way."""
+    """The build process never holds the claims table: a forked process makes it, adds the
+    checks each claim fails once they are decided, checks its contract and writes it, in a first
+    build and in one that keeps decisions. The files are those of a build in one process."""
     monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
     settings = runner.Settings(workers=2)
     first = build(seeds, tmp_path / "output", settings=settings)
-    assert "claims table" not in {what for what, _ in first.helpers}
+    assert "claims table" in {what for what, _ in first.helpers}
+    assert first.tables["claims"] == len(pd.read_parquet(tmp_path / "output" / "claims.parquet")) > 100
+    build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
+    assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
     page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
     page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
     again = build(seeds, tmp_path / "output", settings=settings)
@@ -532,6 +535,71 @@ def test_a_build_that_keeps_decisions_has_the_claims_table_made_beside_them(
     assert again.cache is not None and again.cache.reused["reconcile"][0] > 0
     build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
     assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
+
+
+def test_a_claims_table_breaking_its_contract_in_its_own_process_fails_the_build(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process that writes the claims table checks its contract; what it finds fails the
+    build as the other tables' violations do, and nothing is written."""
+    from pipeline.outputs import contracts
+
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setitem(contracts.REQUIRED, "claims", (*contracts.REQUIRED["claims"], "unit"))
+    contracts.schemas.cache_clear()  # made from REQUIRED once
+    try:
+        with pytest.raises(ContractViolation) as caught:
+            build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
+    finally:
+        monkeypatch.undo()
+        contracts.schemas.cache_clear()
+    assert (
+        [v for v in caught.value.violations if v.startswith("claims.")]
+        == [v for v in caught.value.violations if v.startswith("claims.unit: must not be empty; ")]
+        != []
+    )
+    assert not (tmp_path / "output").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".output.new")] == []
+
+
+def test_a_build_failing_before_the_claims_table_is_written_stops_its_process(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claims table's process waits for the checks and the folder to write into; a build
+    that fails before telling it raises its own error, and leaves no process waiting."""
+    import multiprocessing
+
+    def fails(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("calibration failed")
+
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner, "_calibration_labels", fails)
+    with pytest.raises(RuntimeError, match="calibration failed"):
+        build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
+    assert multiprocessing.active_children() == []
+    assert not (tmp_path / "output").exists()
+
+
+def test_a_build_failing_while_the_tables_are_written_stops_the_claims_process_first(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The staging folder is removed once the process writing the claims table into it is
+    stopped: none is left behind, and the output is not made."""
+    import multiprocessing
+
+    real = runner.write_table
+
+    def write_table(df: Any, columns: Any, name: str, folder: Path, **kwargs: Any) -> None:
+        if name == "facts":
+            raise OSError("disk full")
+        real(df, columns, name, folder, **kwargs)
+
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner, "write_table", write_table)
+    with pytest.raises(OSError, match="disk full"):
+        build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
+    assert multiprocessing.active_children() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".output.lock", ".pipeline-cache", "sources"]
 
 
 def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
@@ -547,7 +615,12 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
     # Each forked process says its peak memory (`--timings` lists them): the build's own is not all.
     assert one.helpers == ()
-    assert {what for what, _ in two.helpers} >= {"normalizing", "finding copies", "contracts and report"}
+    assert {what for what, _ in two.helpers} >= {
+        "normalizing",
+        "finding copies",
+        "contracts and report",
+        "claims table",
+    }
     assert all(peak > 10 * 2**20 for _, peak in two.helpers)
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
 

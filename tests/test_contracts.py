@@ -214,3 +214,17 @@ def test_a_frame_is_checked_as_given_and_left_as_it_was(frames: dict[str, pd.Dat
     bad["facts"].loc[3, "confidence"] = 1.5
     bad["facts"].index = bad["facts"].index + 100
     assert validate(bad) == ["facts.confidence: must be between 0 and 1; 1 row(s) fail, e.g. 1.5 at row(s) 3"]
+
+
+def test_only_the_tables_asked_for_are_checked_with_what_they_point_at(frames: dict[str, pd.DataFrame]) -> None:
+    """A build whose claims table is written by a process of its own checks it there, against
+    the documents it names, and the other tables apart: each violation is found once."""
+    bad = broken(frames)
+    bad["claims"].loc[0, "document"] = "seeds/not-a-document.md"
+    bad["facts"].loc[3, "confidence"] = 1.5
+    claims_problem = "claims.document: names documents not in documents: 'seeds/not-a-document.md'"
+    facts_problem = "facts.confidence: must be between 0 and 1; 1 row(s) fail, e.g. 1.5 at row(s) 3"
+    assert validate(bad, tables=("claims",)) == [claims_problem]
+    rest = [name for name in tables() if name != "claims"]
+    assert validate({k: v for k, v in bad.items() if k != "claims"}, tables=rest) == [facts_problem]
+    assert sorted(validate(bad)) == [claims_problem, facts_problem]

@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
+from multiprocessing.connection import Connection
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
@@ -169,13 +170,19 @@ def _write(
     from pipeline.outputs import contracts, dictionary, report
 
     stage = staging_folder(out)
+    # The claims table may be made and written by a process of its own: the report reads the
+    # rows it shows, and the contracts check the rest.
+    apart = frames["claims"] if isinstance(frames.get("claims"), _ClaimsApart) else None
+    if apart is not None:
+        frames["claims"] = apart.shown
+    tables = [name for name in schema.tables() if not (apart and name == "claims")]
     try:
         here = os.getpid()
 
         def check_and_document() -> list[str]:
             # What checking leaves free is handed back before the report reads the tables: in
             # a fork, the peak is the inherited pages and this process's own on top of them.
-            violations = contracts.validate(frames, between=give_back)
+            violations = contracts.validate(frames, between=give_back, tables=None if apart is None else tables)
             give_back()
             if not violations:
                 # In a forked process, the frames are its own copy: the report lets them go once
@@ -195,22 +202,34 @@ def _write(
             cols = schema.tables()
             # A table the build replaces with the same table keeps its CSV (`Previous`).
             previous = Previous.of(out, code_fingerprint()) if settings.incremental else None
+            if apart is not None:
+                apart.write(stage, previous)
             # The contracts and the report have their copy of the frames (or are done): each
             # table's columns are let go as they are written, but the documents' for the manifest.
             for name in list(frames):
                 df = frames[name] if name == "documents" else frames.pop(name)
-                write_table(df, cols[name], name, stage, consume=name != "documents", previous=previous)
+                if name in tables:
+                    write_table(df, cols[name], name, stage, consume=name != "documents", previous=previous)
                 del df
             clock.lap("write tables")
         if parallel:
             clock.lap("contracts and report, waited for (they ran beside the writing)")
-        if violations := checked.result():
+        violations = checked.result()
+        if apart is not None:
+            problems, hashes = apart.result()
+            violations = problems + violations
+            if previous is not None:
+                previous.hashes.update(hashes)
+            clock.lap("claims table, waited for (it was written beside the others)")
+        if violations:
             raise ContractViolation(violations)
         write_json(
             stage / "manifest.json",
             manifest(sources, result, frames["documents"], stage, key, previous.hashes if previous else None),
         )
     except BaseException:
+        if apart is not None:  # before its folder goes
+            apart.stop()
         shutil.rmtree(stage, ignore_errors=True)
         raise
     swap_in(stage, out)
@@ -319,7 +338,9 @@ def compute(
     list is emptied once they are parsed, so that the bytes (26 MB at 10,000 documents) are not
     held through the build. `cache` keeps parsed documents between builds. Without `records`,
     the result holds only the summary and the tables are the records (which spares the memory
-    of holding both). The memos are written by forked processes while the build goes on, and
+    of holding both), and with a second core the claims table is made, checked and written by a
+    process of its own: its entry is then a `_ClaimsApart`, which `build` hands the folder to
+    write into. The memos are written by forked processes while the build goes on, and
     waited for once the tables are made, or when the caller closes `saving` (on an error, they
     are stopped: an entry is written whole or not at all)."""
     with contextlib.ExitStack() as own:
@@ -433,16 +454,10 @@ def _compute(
     del documents
 
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
-    # The claims' table (but for the checks they fail) is made beside the deciding. A build that
-    # decides every entity makes it here while the other half is decided on the second core; one
-    # that keeps decisions has it made on the second core from now on, while it finds the
-    # buckets to decide again and decides them, which would otherwise wait for it (10,000
-    # documents, one value changed: 1.3 s). That answer waits in the pipe until the deciding is
-    # done (`table.close()`), so the processes forked meanwhile do not hold it; on an error,
-    # closing `saving` stops it.
-    early = split and decisions is not None and decisions.stored()
-    table = saving.enter_context(contextlib.ExitStack())
-    made_beside = table.enter_context(beside(partial(_claims_frame, claims), what="claims table")) if early else None
+    # A build that keeps no records has the claims table made, checked and written by a process
+    # of its own from now on (`_ClaimsApart`); a build that keeps them makes it beside the
+    # deciding, here while the other half is decided on the second core.
+    apart = _ClaimsApart(claims, documents_table, saving) if split and not records else None
     claims_table: Any = None
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
     named = _Named.of(claims, prices)
@@ -498,19 +513,19 @@ def _compute(
     # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
     # decided them and only their table travels.
     if split and (todo is None or len(todo) * 8 >= len(planned.kinds)):
-        mine, theirs = divide(planned, (0.5, 0.5), todo, besides=0.0 if early else CLAIMS_TABLE_WORK)
+        mine, theirs = divide(planned, (0.5, 0.5), todo, besides=0.0 if apart else CLAIMS_TABLE_WORK)
         with beside(
             partial(part, planned, theirs), parallel=True, what="deciding half of the entities", stream=True
         ) as other:
             ours = part(planned, mine)
-            claims_table = None if early else _claims_frame(claims)
+            claims_table = None if apart else _claims_frame(claims)
             let_go(planned)  # before the other part's answer comes in
         parts = [ours, other.result()]
         del ours, other
     else:  # a small build, or a few buckets to decide again
         parts = [part(planned, todo)] if todo is None or todo else []
         let_go(planned)
-        claims_table = None if early else _claims_frame(claims)
+        claims_table = None if apart else _claims_frame(claims)
     if decisions is not None:
         memo = decisions
         decided = set(bucket_of.values()) if todo is None else {bucket_of[e] for e in todo}
@@ -529,10 +544,6 @@ def _compute(
         del key_all
         parts.extend(kept.values())  # their facts still packed, unpacked a column at a time
         del kept
-    table.close()
-    if made_beside is not None:
-        claims_table = made_beside.result()
-        del made_beside
     rec = merge(planned, [x.rec for x in parts])
     del planned
     lap("reconcile, with the facts and claims tables")
@@ -554,8 +565,12 @@ def _compute(
     # When the caller does not keep the records, those a table was made from are let go as
     # soon as it is made.
     cols = schema.tables()
-    claims_table["checks_failed"] = _checks_column(claims, rec.checks)
-    made = {"claims": claims_table}
+    if apart is not None:
+        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims})
+        made: dict[str, Any] = {"claims": apart}
+    else:
+        claims_table["checks_failed"] = _checks_column(claims, rec.checks)
+        made = {"claims": claims_table}
     if not records:
         # The claims' records go before the parts' facts are joined: a build that loaded most
         # of them from the memo holds them in pages of their own, handed back here.
@@ -576,8 +591,65 @@ def _compute(
     order = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
     frames = {name: made.pop(name) for name in order}
     lap("tables")
-    result = replace(result, tables={k: len(v) for k, v in frames.items()})
+    result = replace(result, tables={k: v.rows if isinstance(v, _ClaimsApart) else len(v) for k, v in frames.items()})
     return result, frames
+
+
+class _ClaimsApart:
+    """The claims table made, checked against its contract and written by a forked process, so
+    that the build process never holds it: at 10,000 documents it is 171 MiB of Arrow, which the
+    build's peak and every process forked after it (the report's, the memos' savers) counted.
+    The process is forked once the claims are known, and waits for what only later steps tell:
+    the checks each claim fails (`decided`), then the folder to write into (`write`). The build
+    keeps the rows the report shows, the claims some conflict cites (`shown`)."""
+
+    def __init__(self, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack) -> None:
+        import multiprocessing
+
+        self.rows = len(claims)
+        self.shown: Any = None
+        orders, self._orders = multiprocessing.Pipe(duplex=False)
+        self._stack = stack.enter_context(contextlib.ExitStack())
+        made = partial(_claims_apart, claims, documents, orders, self._orders)
+        self._made = self._stack.enter_context(beside(made, what="claims table"))
+        # Closed before the block waits for the answer: a process left without its orders (the
+        # build failed first) then reads their end and stops.
+        self._stack.callback(self._orders.close)
+        orders.close()
+
+    def decided(self, claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]], cited: set[str]) -> None:
+        self._orders.send(checks)
+        shown = [c for c in claims if c.claim_id in cited]
+        self.shown = _claims_frame(shown)
+        self.shown["checks_failed"] = _checks_column(shown, checks)
+
+    def write(self, folder: Path, previous: Previous | None) -> None:
+        self._orders.send((folder, previous))
+
+    def result(self) -> tuple[list[str], dict[str, str]]:
+        """The claims table's broken promises, and the hashes of its files that `previous`
+        knows (`Previous.take_csv`), once they are written."""
+        self._stack.close()
+        return self._made.result()
+
+    def stop(self) -> None:
+        """The process ended where it is, unanswered: the build failed, and its folder goes."""
+        failed = HelperDied("the build failed before the claims table was written")
+        self._stack.__exit__(type(failed), failed, None)
+
+
+def _claims_apart(
+    claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection
+) -> tuple[list[str], dict[str, str]]:
+    from pipeline.outputs import contracts
+
+    theirs.close()  # the build's end: only the build may hold it open
+    table = _claims_frame(claims)
+    table["checks_failed"] = _checks_column(claims, orders.recv())
+    problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
+    folder, previous = orders.recv()
+    write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
+    return problems, previous.hashes if previous else {}
 
 
 RECONCILE_BUCKETS = 32
@@ -742,8 +814,9 @@ class _Packed:
 
 CLAIMS_TABLE_WORK = 0.08
 """What making the claims table costs, as a share of deciding every entity (their claims and
-inherited votes, `divide`): a build deciding every entity makes it while a forked process
-decides the other part, so its own part is smaller by it: 46% of the deciding."""
+inherited votes, `divide`): a build that keeps its records (`compute`) makes it while a forked
+process decides the other part, so its own part is smaller by it: 46% of the deciding. A build
+that keeps none has it made by a process of its own (`_ClaimsApart`)."""
 
 COPY_SHARE = 0.8
 """Share of the smaller document's table values another document must repeat to be its copy."""
