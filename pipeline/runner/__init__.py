@@ -511,15 +511,16 @@ def _compute(
     todo = frozenset(e for e, b in bucket_of.items() if b not in kept) if kept else None
     # The entities are decided in two parts, the second on the second core, each with the
     # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
-    # decided them and only their table travels.
+    # decided them and only their table travels. That table waits in the pipe until this
+    # process has decided its part and let go of the plan: read as it came, it was held beside
+    # the votes of this part (at 10,000 documents, the build's peak in this step 989-1,024 MB in
+    # two runs, 976-982 MB waiting, in the same time).
     if split and (todo is None or len(todo) * 8 >= len(planned.kinds)):
         mine, theirs = divide(planned, (0.5, 0.5), todo, besides=0.0 if apart else CLAIMS_TABLE_WORK)
-        with beside(
-            partial(part, planned, theirs), parallel=True, what="deciding half of the entities", stream=True
-        ) as other:
+        with beside(partial(part, planned, theirs), parallel=True, what="deciding half of the entities") as other:
             ours = part(planned, mine)
             claims_table = None if apart else _claims_frame(claims)
-            let_go(planned)  # before the other part's answer comes in
+            let_go(planned)  # before the other part's answer is read
         parts = [ours, other.result()]
         del ours, other
     else:  # a small build, or a few buckets to decide again
