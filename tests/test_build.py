@@ -735,3 +735,19 @@ def test_the_files_bytes_a_build_is_handed_are_let_go_once_parsed() -> None:
     result, _ = runner.compute(SOURCES, runner.Settings(workers=1), inputs=inputs, found=found)
     assert inputs == []
     assert len(result.documents) > 50
+
+
+def test_where_no_process_can_be_forked_the_build_makes_the_claims_table_itself(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claims table's process waits for orders only a build that forked it sends: where
+    `beside` cannot fork (no memory or processes left, or no fork at all) and runs its work
+    here instead, the build does not wait for itself, and writes the same files."""
+    from pipeline.runner import pool
+
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(pool.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    result = build(seeds, tmp_path / "output", settings=runner.Settings(workers=2, incremental=False))
+    assert result.helpers == ()
+    build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
+    assert _files(tmp_path / "output") == _files(tmp_path / "scratch")

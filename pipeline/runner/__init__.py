@@ -457,7 +457,7 @@ def _compute(
     # A build that keeps no records has the claims table made, checked and written by a process
     # of its own from now on (`_ClaimsApart`); a build that keeps them makes it beside the
     # deciding, here while the other half is decided on the second core.
-    apart = _ClaimsApart(claims, documents_table, saving) if split and not records else None
+    apart = _ClaimsApart.fork(claims, documents_table, saving) if split and not records else None
     claims_table: Any = None
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
     named = _Named.of(claims, prices)
@@ -611,12 +611,22 @@ class _ClaimsApart:
         self.shown: Any = None
         orders, self._orders = multiprocessing.Pipe(duplex=False)
         self._stack = stack.enter_context(contextlib.ExitStack())
-        made = partial(_claims_apart, claims, documents, orders, self._orders)
+        made = partial(_claims_apart, claims, documents, orders, self._orders, os.getpid())
         self._made = self._stack.enter_context(beside(made, what="claims table"))
         # Closed before the block waits for the answer: a process left without its orders (the
         # build failed first) then reads their end and stops.
         self._stack.callback(self._orders.close)
         orders.close()
+
+    @classmethod
+    def fork(cls, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack) -> _ClaimsApart | None:
+        """None when no process could be forked (`beside` then ran the work here, where it
+        does nothing): the build makes the table itself."""
+        apart = cls(claims, documents, stack)
+        if apart._made.done:
+            apart._stack.close()
+            return None
+        return apart
 
     def decided(self, claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]], cited: set[str]) -> None:
         self._orders.send(checks)
@@ -640,10 +650,12 @@ class _ClaimsApart:
 
 
 def _claims_apart(
-    claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection
+    claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection, build: int
 ) -> tuple[list[str], dict[str, str]]:
     from pipeline.outputs import contracts
 
+    if os.getpid() == build:  # not forked: its orders would never come
+        return [], {}
     theirs.close()  # the build's end: only the build may hold it open
     table = _claims_frame(claims)
     table["checks_failed"] = _checks_column(claims, orders.recv())
