@@ -63,7 +63,7 @@ def frame(data: Mapping[str, Iterable[Any]], columns: Sequence[Column], rows: in
         column = _by_arrow(values, c.type)
         out[c.name] = pd.Series(values, dtype=_PANDAS[c.type]) if column is None else column
         del values
-    return pd.DataFrame(out, columns=[c.name for c in columns])
+    return pd.DataFrame(out, columns=[c.name for c in columns], copy=False)  # each column is new
 
 
 def _by_arrow(values: list[Any], kind: str) -> pd.Series | None:
