@@ -19,6 +19,7 @@ import pytest
 
 from pipeline import ContractViolation, build, runner
 from pipeline.outputs.schema import tables
+from pipeline.outputs.write import frame
 from pipeline.records import BuildResult
 from pipeline.runner.cache import Memo
 from pipeline.stages.reconcile import Reconciled
@@ -751,3 +752,35 @@ def test_where_no_process_can_be_forked_the_build_makes_the_claims_table_itself(
     assert result.helpers == ()
     build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
     assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
+
+
+@pytest.mark.parametrize(
+    ("halves", "joined"),
+    [
+        # Halves that follow each other (a divided reconcile's) are joined as they are.
+        ((["NC12", "NC6"], ["ND40rs_v2", "NV6"]), ["NC12", "NC6", "ND40rs_v2", "NV6"]),
+        # Interleaved parts (kept buckets beside a decided one) are put in order.
+        ((["NC6", "NV6"], ["NC12", "ND40rs_v2"]), ["NC12", "NC6", "ND40rs_v2", "NV6"]),
+    ],
+)
+def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
+    halves: tuple[list[str], list[str]], joined: list[str]
+) -> None:
+    """Writing joins a column's Arrow chunks (a table's bytes must not depend on how it was
+    put together), which at the peak of a large build was a copy of its longest column: the
+    parts are joined into one chunk where they are put together, and numbers follow their rows."""
+    import pyarrow as pa
+
+    def part(entities: list[str], values: list[float]) -> pd.DataFrame:
+        return frame(
+            {"entity": entities, "attribute": ["gpu_count"] * len(entities), "confidence": values},
+            [c for c in tables()["facts"] if c.name in ("entity", "attribute", "confidence")],
+        )
+
+    first, second = halves
+    whole = runner._in_order([part(first, [0.1, 0.2]), part(second, [0.3, 0.4])], ["entity", "attribute"])
+    assert whole["entity"].tolist() == sorted([*first, *second]) == joined
+    value = dict(zip([*first, *second], [0.1, 0.2, 0.3, 0.4], strict=True))
+    assert whole["confidence"].tolist() == [value[e] for e in joined]
+    assert not isinstance(pa.array(whole["entity"].array), pa.ChunkedArray)  # pandas' one chunk
+    assert str(whole["entity"].dtype) == "string" and str(whole["confidence"].dtype) == "Float64"
