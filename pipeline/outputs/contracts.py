@@ -245,7 +245,7 @@ def validate(
     for table in sorted(set(frames if tables is None else tables) - set(schema.tables())):
         problems.append(f"{table}: unexpected table")
     try:
-        problems.extend(_references(checked, frames))
+        problems.extend(_references(checked, checked if tables is None else frames))
     except Exception as exc:
         problems.append(f"references between tables could not be checked ({type(exc).__name__}: {exc})")
     return problems
@@ -318,14 +318,14 @@ def _examples(values: Iterable[Any]) -> str:
     return shown + (f" and {len(items) - _EXAMPLES} more" if len(items) > _EXAMPLES else "")
 
 
-def _references(checked: Mapping[str, pd.DataFrame], frames: Mapping[str, pd.DataFrame]) -> list[str]:
-    """Rows of the `checked` tables that point at something another table does not have."""
+def _references(checked: Mapping[str, pd.DataFrame], pointed: Mapping[str, Any]) -> list[str]:
+    """Rows of the `checked` tables that point at something another table does not have; the
+    documents they name are looked up in `pointed` (the checked tables, unless only some are)."""
     out: list[str] = []
     # Distinct values and whole-column lookups: going through Python row by row was most of
     # checking a large build.
-    docs = checked.get("documents")
-    if docs is None and "documents" not in checked and isinstance(frames.get("documents"), pd.DataFrame):
-        docs = frames["documents"]  # not checked here, but what the checked tables point at
+    docs = pointed.get("documents")
+    docs = docs if isinstance(docs, pd.DataFrame) else None
     known = set(docs["document"].dropna().unique()) if docs is not None and "document" in docs else None
     if known is not None:
         for table in ("claims", "facts"):

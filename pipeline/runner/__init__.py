@@ -629,6 +629,8 @@ class _ClaimsApart:
         return apart
 
     def decided(self, claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]], cited: set[str]) -> None:
+        """The checks each claim fails, to the process (which makes the table's last column);
+        the rows of the claims `cited`, kept here for the report."""
         self._orders.send(checks)
         shown = [c for c in claims if c.claim_id in cited]
         self.shown = _claims_frame(shown)
@@ -644,7 +646,8 @@ class _ClaimsApart:
         return self._made.result()
 
     def stop(self) -> None:
-        """The process ended where it is, unanswered: the build failed, and its folder goes."""
+        """The process ended where it is, unanswered: the build failed, and its folder goes.
+        (`beside`'s block ends with an error, which stops its process rather than wait.)"""
         failed = HelperDied("the build failed before the claims table was written")
         self._stack.__exit__(type(failed), failed, None)
 
