@@ -1111,3 +1111,34 @@ def test_without_a_memo_the_runner_states_no_digests() -> None:
     stated: dict[str, Mapping[str, str]] = {}
     run_normalize([extraction(LEARN)], knowledge.load(), split=False, memo=None, stated=stated)
     assert stated == {}
+
+
+def test_each_document_adds_its_series_and_models_to_the_shared_context() -> None:
+    """What a document adds to the context reads that document alone, so it is made where the
+    document is parsed and kept with the parse; the context joined from those parts is the one
+    read from the documents."""
+    from pipeline.stages.normalize import Contribution, context, contribution
+
+    know = knowledge.load()
+    # gpu-cells.md: the official ND A100 v4-series page, one row of Standard_ND96asr_v4 with "8 A100 40 GB GPUs".
+    assert contribution(extraction(A100), know) == Contribution(
+        official=True,
+        keys=("nda100v4",),
+        spellings=(("nda100v4", "ND A100 v4"),),
+        sized=(("standard_nd96asr_v4", "nda100v4"),),
+        models=(("nda100v4", "A100"),),
+    )
+    third = contribution(extraction(THIRD_PARTY), know)
+    assert (third.official, third.spellings, third.sized, third.models) == (
+        False,
+        (("ndv1", "ND"),),
+        (),
+        (("ndv1", "V100"),),
+    )
+    extractions = [extraction(name) for name in (LEARN, A100, THIRD_PARTY)]
+    made = {ex.document.path: contribution(ex, know) for ex in extractions}
+    ctx = context(extractions, know, made)
+    assert ctx.series.names == {"ndgb300v6": "ND_GB300_v6", "nda100v4": "ND A100 v4", "ndv1": "ND"}
+    assert ctx.series.sized == ("ND A100 v4", "ND_GB300_v6")  # the series official pages list sizes under
+    assert ctx.models == {"nda100v4": ["A100"], "ndv1": ["V100"]}
+    assert ctx.fingerprint() == context(extractions, know).fingerprint()

@@ -62,7 +62,14 @@ from pipeline.runner.pool import (
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
-from pipeline.stages.normalize import DocumentClaims, Normalized, gather, normalize_document, source_family
+from pipeline.stages.normalize import (
+    Contribution,
+    DocumentClaims,
+    Normalized,
+    gather,
+    normalize_document,
+    source_family,
+)
 from pipeline.stages.normalize import context as normalize_context
 from pipeline.stages.read import Limits
 from pipeline.stages.reconcile import (
@@ -369,6 +376,7 @@ def _compute(
         )
     documents: list[Document] = []
     extractions: list[Extraction] = []
+    contributions: dict[str, Contribution] = {}
     know = knowledge.load()
     saved: list[Beside[int]] = []
     read = 0  # documents read: whether a memo is saved by a forked process (`keep`)
@@ -395,6 +403,8 @@ def _compute(
             if parsed.extraction is not None:
                 extractions.append(parsed.extraction)
                 diagnostics.extend(parsed.extraction.diagnostics)
+            if parsed.contribution is not None:
+                contributions[parsed.path] = parsed.contribution
             if progress and len(documents) % 100 == 0:
                 progress(f"read {len(documents)} documents")
         inputs.clear()
@@ -422,7 +432,8 @@ def _compute(
         # are saved as soon as a stage ends, so an interrupted build keeps what it got done.
         memo = cache.memo("normalize", code_fingerprint()) if cache else None
         stated: dict[str, Mapping[str, str]] = {}
-        norm = run_normalize(extractions, know, split, memo, content, stated)
+        norm = run_normalize(extractions, know, split, memo, content, stated, contributions)
+        del contributions
     copies, copy_diags = copied.result()
     if memo:
         keep(memo)
@@ -1068,6 +1079,7 @@ def run_normalize(
     memo: Memo | None,
     content: Mapping[str, str] | None = None,
     stated: dict[str, Mapping[str, str]] | None = None,
+    contributions: Mapping[str, Contribution] | None = None,
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the other documents shared with a forked process (which
@@ -1076,9 +1088,10 @@ def run_normalize(
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction.
     `stated`, when given with a memo, gets for each document the digest of its claims about
-    each entity (`_Stated`), kept in the memo beside the claims."""
+    each entity (`_Stated`), kept in the memo beside the claims. `contributions` are the
+    documents' parts of the shared context made where they were parsed (`parse_one`)."""
     content = content or {}
-    ctx = normalize_context(extractions, know)
+    ctx = normalize_context(extractions, know, contributions)
     done: dict[str, _Stated] = {}
     keys: dict[str, str] = {}
     todo = list(extractions)

@@ -25,6 +25,7 @@ from pipeline.records import Diagnostic, Document, Extraction, compact
 from pipeline.runner.cache import Cache, Memo
 from pipeline.runner.pool import cores
 from pipeline.stages.extract import extract
+from pipeline.stages.normalize import Contribution, contribution
 from pipeline.stages.read import Limits, discover, load_bytes, parse_bytes
 
 MIN_PARALLEL = 64
@@ -53,6 +54,9 @@ class Parsed:
     document: Document | None
     extraction: Extraction | None
     diagnostics: tuple[Diagnostic, ...]
+    contribution: Contribution | None = None
+    """What the extraction adds to normalize's shared context, made on the worker's core and
+    kept with the parse: a build joins these rather than read every statement again."""
 
 
 def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
@@ -118,7 +122,7 @@ def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
             Diagnostic("error", "markdown-too-deep", path, None, "markdown nests too deeply to parse; document skipped")
         )
         return Parsed(path, doc, None, tuple(diags))
-    return Parsed(path, doc, ex, tuple(diags))
+    return Parsed(path, doc, ex, tuple(diags), contribution(ex, knowledge.load()))
 
 
 def _parse_job(job: tuple[str, bytes, Limits]) -> bytes:

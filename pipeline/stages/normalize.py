@@ -142,7 +142,51 @@ def _generalizes(short: str, full: str) -> bool:
     )
 
 
-def build_series_index(extractions: Sequence[Extraction]) -> SeriesIndex:
+@compact
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """What one document adds to the shared context (`context`), each list in the order the
+    document states it. It reads that document alone, so it is made where the document is
+    parsed and kept with the parse: a build then joins these instead of reading every statement
+    of every document again."""
+
+    official: bool
+    keys: tuple[str, ...]
+    """Series keys, each once: the index names them in the order the documents first do."""
+    spellings: tuple[tuple[str, str], ...]
+    """(series key, series as written), each once: a spelling counts once per document."""
+    sized: tuple[tuple[str, str], ...]
+    """(size key, series key) for each size an official page states under a series, each once."""
+    models: tuple[tuple[str, str], ...]
+    """(series key, GPU model) for each model a table row under a series names, each once."""
+
+
+def contribution(ex: Extraction, know: Knowledge) -> Contribution:
+    """What `ex` adds to the shared context."""
+    official = source_family(ex.document).kind == "official_spec"
+    keys: dict[str, None] = {}
+    spellings: dict[tuple[str, str], None] = {}
+    sized: dict[tuple[str, str], None] = {}
+    models: dict[tuple[str, str], None] = {}
+    for st in ex.statements:
+        if not st.context:
+            continue
+        key = series_key(st.context)
+        keys.setdefault(key)
+        spellings.setdefault((key, st.context))
+        if official and st.subject and (size := parse_size(st.subject)):
+            sized.setdefault((size.key, key))
+        if st.method in ("table", "part_table"):
+            for model in know.find_gpus(st.raw_text):
+                models.setdefault((key, model.name))
+    if ex.subject:
+        key = series_key(ex.subject)
+        keys.setdefault(key)
+        spellings.setdefault((key, ex.subject))
+    return Contribution(official, tuple(keys), tuple(spellings), tuple(sized), tuple(models))
+
+
+def build_series_index(parts: Sequence[Contribution]) -> SeriesIndex:
     parent: dict[str, str] = {}
 
     def find(k: str) -> str:
@@ -158,23 +202,13 @@ def build_series_index(extractions: Sequence[Extraction]) -> SeriesIndex:
             parent[max(ra, rb)] = min(ra, rb)
 
     spellings: Counter[tuple[str, str]] = Counter()
-    seen_doc_spelling: set[tuple[str, str]] = set()
     size_series: dict[str, set[str]] = defaultdict(set)
-    for ex in extractions:
-        official = source_family(ex.document).kind == "official_spec"
-        for st in ex.statements:
-            if st.context:
-                key = series_key(st.context)
-                find(key)
-                if (ex.document.path, st.context) not in seen_doc_spelling:
-                    seen_doc_spelling.add((ex.document.path, st.context))
-                    spellings[(key, st.context)] += 1
-                if official and st.subject and (size := parse_size(st.subject)):
-                    size_series[size.key].add(key)
-        if ex.subject and (ex.document.path, ex.subject) not in seen_doc_spelling:
-            seen_doc_spelling.add((ex.document.path, ex.subject))
-            spellings[(series_key(ex.subject), ex.subject)] += 1
-            find(series_key(ex.subject))
+    for part in parts:
+        for key in part.keys:
+            find(key)
+        spellings.update(part.spellings)
+        for size, key in part.sized:
+            size_series[size].add(key)
     for keys in size_series.values():
         first, *rest = sorted(keys)
         for k in rest:
@@ -281,10 +315,15 @@ def newest_date(extractions: Sequence[Extraction]) -> dt.date | None:
     return max((d for ex in extractions if (d := ex.document.metadata.date)), default=None)
 
 
-def context(extractions: Sequence[Extraction], know: Knowledge | None = None) -> Context:
-    """The shared context of `extractions`."""
+def context(
+    extractions: Sequence[Extraction], know: Knowledge | None = None, made: Mapping[str, Contribution] | None = None
+) -> Context:
+    """The shared context of `extractions`; `made` holds the documents' contributions (by
+    path) where they were made already."""
     know = know or knowledge.load()
-    return Context(know, build_series_index(extractions), _series_models(extractions, know), newest_date(extractions))
+    made = made or {}
+    parts = [made.get(ex.document.path) or contribution(ex, know) for ex in extractions]
+    return Context(know, build_series_index(parts), _series_models(parts), newest_date(extractions))
 
 
 def normalize_document(ctx: Context, ex: Extraction) -> DocumentClaims:
@@ -331,20 +370,17 @@ def normalize(extractions: Sequence[Extraction], know: Knowledge | None = None) 
     return gather(extractions, ctx, {ex.document.path: normalize_document(ctx, ex) for ex in extractions})
 
 
-def _series_models(extractions: Sequence[Extraction], know: Knowledge) -> dict[str, list[str]]:
+def _series_models(parts: Sequence[Contribution]) -> dict[str, list[str]]:
     """GPU models each series is said to have, official pages first: they decide whether a
     GPU memory number is per GPU or a total when the row itself names no model."""
     official: dict[str, list[str]] = defaultdict(list)
     other: dict[str, list[str]] = defaultdict(list)
-    for ex in extractions:
-        target = official if source_family(ex.document).kind == "official_spec" else other
-        for st in ex.statements:
-            if not st.context or st.method not in ("table", "part_table"):
-                continue
-            for model in know.find_gpus(st.raw_text):
-                models = target[series_key(st.context)]
-                if model.name not in models:
-                    models.append(model.name)
+    for part in parts:
+        target = official if part.official else other
+        for key, name in part.models:
+            models = target[key]
+            if name not in models:
+                models.append(name)
     return {k: official.get(k) or other.get(k, []) for k in set(official) | set(other)}
 
 
