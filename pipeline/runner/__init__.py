@@ -800,10 +800,9 @@ def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
     """The bucket of each row whose entity `names` (a column) gives, as a numpy array: each
     distinct name looked up once, since the facts hold an entity's name for each attribute."""
     import numpy as np
-    import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(pa.chunked_array([pa.array(names.array)]).combine_chunks())
+    encoded = pc.dictionary_encode(_one_array(names))
     of_name = np.array([bucket_of[name] for name in encoded.dictionary.to_pylist()], dtype=np.int64)
     return of_name[encoded.indices.to_numpy(zero_copy_only=False)]
 
@@ -1025,14 +1024,19 @@ def _one_chunk(column: Any) -> Any:
     together) while every table is held; joined here, before the other tables are made, the copy
     of the longest (facts.reason, 70 MB at 10,000 documents) costs that much less at the peak."""
     import pandas as pd
-    import pyarrow as pa
 
     if not isinstance(column.array, pd.arrays.ArrowStringArray):
         return column
-    chunks = pa.array(column.array)
-    if not isinstance(chunks, pa.ChunkedArray) or chunks.num_chunks <= 1:
-        return column
-    return pd.Series(pd.arrays.ArrowStringArray(chunks.combine_chunks()), name=column.name)
+    return pd.Series(pd.arrays.ArrowStringArray(_one_array(column)), name=column.name)
+
+
+def _one_array(column: Any) -> Any:
+    """A text column's Arrow array: its chunks joined if it has several, as it is if it has one
+    (pandas gives a one-chunk column's array without a copy; joining one chunk would copy it)."""
+    import pyarrow as pa
+
+    array = pa.array(column.array)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def _not_built(mentions: Sequence[Mention], built: set[str], series_of: Iterable[tuple[str, str]]) -> list[Diagnostic]:
