@@ -684,30 +684,45 @@ def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> d
     an official vCPU count equal to their name's number than not. `Standard_D3_v2` has 4 vCPUs,
     and so do the other D_v2 sizes break the rule, so the rule is not used there; a series no
     official page gives vCPU counts for is assumed to follow it."""
+    official = _official(sources)
     series: dict[str, Counter[str]] = defaultdict(Counter)
     stated: dict[str, set[float]] = defaultdict(set)
+    sizes: set[str] = set()
     for c in claims:
-        if c.entity_kind != "size" or sources[c.document].kind not in AUTHORITATIVE:
+        if c.entity_kind != "size":
+            continue
+        sizes.add(c.entity)
+        if c.document not in official:
             continue
         if c.attribute == "series" and c.value_text:
             series[c.entity][c.value_text] += 1
         elif c.attribute == "vcpus" and c.value_number is not None and not c.is_range:
             stated[c.entity].add(c.value_number)
-    groups: dict[str, list[tuple[str, bool]]] = defaultdict(list)
-    group_of: dict[str, str] = {}
-    for entity in sorted({c.entity for c in claims if c.entity_kind == "size"}):
+    groups: dict[str, list[bool]] = defaultdict(list)
+    group_of: dict[str, tuple[str, bool | None]] = {}
+    for entity in sorted(sizes):
         size = parse_size(entity)
         if size is None:
             continue
         home = series[entity].most_common(1)[0][0] if series[entity] else f"{size.family} {size.version or 'v1'}"
-        group_of[entity] = home
-        if stated[entity]:
-            groups[home].append((entity, float(size.constrained_vcpus or size.vcpus) in stated[entity]))
+        match = float(size.constrained_vcpus or size.vcpus) in stated[entity] if stated[entity] else None
+        group_of[entity] = (home, match)
+        if match is not None:
+            groups[home].append(match)
+    counts = {home: (len(matches), sum(matches)) for home, matches in groups.items()}
     out = {}
-    for entity, home in group_of.items():
-        others = [match for other, match in groups[home] if other != entity]
-        out[entity] = not others or sum(others) * 2 > len(others)
+    for entity, (home, match) in group_of.items():
+        # The other sizes of the group: all of them but the size itself, where it is counted.
+        stating, agreeing = counts.get(home, (0, 0))
+        others = stating - (match is not None)
+        out[entity] = not others or (agreeing - bool(match)) * 2 > others
     return out
+
+
+def _official(sources: Mapping[str, Source]) -> set[str]:
+    """The documents of an authoritative kind, which the naming rules are learned from: looked
+    up once per build rather than once per claim (a build states half a million)."""
+    return {path for path, src in sources.items() if src.kind in AUTHORITATIVE}
 
 
 def _logit_share(agree: int, pairs: int) -> float:
@@ -750,37 +765,39 @@ def sibling_claims(
     trust: dict[tuple[str, str], float] = {}
     named: set[str] = set()
     tier = tiers()
+    official = {path: (tier[sources[path].kind], sources[path].snapshot or 0) for path in _official(sources)}
     for c in claims:
         if c.entity_kind != "size":
             continue
         named.add(c.entity)
-        if sources[c.document].kind not in AUTHORITATIVE or c.is_range:
+        if (where := official.get(c.document)) is None or c.is_range:
             continue
         if c.attribute == "series" and c.value_text:
             series[c.entity][c.value_text] += 1
         elif c.method != "derived" and c.attribute not in ("series", "lifecycle", "retirement_date"):
             # Of the authoritative kinds, only the one trusted most on the attribute speaks: an API
             # catalog's whole GPU for a page's 1/8 of one must not make the sibling's value ambiguous.
-            key, weight = (c.entity, c.attribute), tier[sources[c.document].kind].weight_for(c.attribute)
+            key, weight = (c.entity, c.attribute), where[0].weight_for(c.attribute)
             if weight > trust.get(key, -1.0):
                 trust[key] = weight
                 stated[key] = {}
             held = stated[key].get(c.value)
-            if weight == trust[key] and (
-                held is None or (sources[c.document].snapshot or 0) > (sources[held.document].snapshot or 0)
-            ):
+            if weight == trust[key] and (held is None or where[1] > official[held.document][1]):
                 stated[key][c.value] = c  # the newest snapshot of a catalog, else the first document
     families: dict[tuple[str, int], list[str]] = defaultdict(list)
     for entity in sorted(named):
         size = parse_size(entity)
         if size is not None and series[entity]:
             families[(series[entity].most_common(1)[0][0], size.constrained_vcpus or size.vcpus)].append(entity)
+    attributes: dict[str, set[str]] = defaultdict(set)
+    for entity, attribute in stated:
+        attributes[entity].add(attribute)
     agree: Counter[str] = Counter()
     pairs: Counter[str] = Counter()
     for members in families.values():
         for i, a in enumerate(members):
             for b in members[i + 1 :]:
-                for attribute in {k[1] for k in stated if k[0] == a} & {k[1] for k in stated if k[0] == b}:
+                for attribute in attributes[a] & attributes[b]:
                     pairs[attribute] += 1
                     agree[attribute] += bool(stated[(a, attribute)].keys() & stated[(b, attribute)].keys())
     learned = {
@@ -822,13 +839,17 @@ def _name_claims(
 ) -> list[Claim]:
     """What each size name says about its size, attributed to where the name is written; the
     vCPU count only where the naming convention holds for its series (`name_vcpus_hold`)."""
-    first: dict[str, Claim] = {}
     tier = tiers()
-    for c in sorted(claims, key=lambda c: (tier[sources[c.document].kind].rank, c.document, c.line)):
-        if c.entity_kind == "size" and c.entity not in first:
-            first[c.entity] = c
+    rank = {path: tier[src.kind].rank for path, src in sources.items()}
+    # Each size's first claim by tier, document and line; of equals, the first in the claims' order.
+    first: dict[str, tuple[tuple[int, str, int], Claim]] = {}
+    for c in claims:
+        if c.entity_kind == "size":
+            at = (rank[c.document], c.document, c.line)
+            if (held := first.get(c.entity)) is None or at < held[0]:
+                first[c.entity] = (at, c)
     out = []
-    for entity, where in sorted(first.items()):
+    for entity, (_, where) in sorted(first.items()):
         size = parse_size(entity)
         if size is None:
             continue
