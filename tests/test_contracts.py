@@ -3,6 +3,7 @@ the column, the rule and an example, in one sentence per problem."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,22 @@ def test_confidence_out_of_range(frames: dict[str, pd.DataFrame]) -> None:
     bad = broken(frames)
     bad["facts"].loc[3, "confidence"] = 1.5
     assert validate(bad) == ["facts.confidence: must be between 0 and 1; 1 row(s) fail, e.g. 1.5 at row(s) 3"]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (dt.datetime(2024, 5, 1, 12, 0), "2024-05-01 12:00:00"),  # a date with a time of day is not a date
+        ("2024-05-01", "'2024-05-01'"),  # nor is its text
+    ],
+)
+def test_a_date_column_holds_dates(frames: dict[str, pd.DataFrame], value: object, shown: str) -> None:
+    """The dates are checked a type at a time (`_dates`); a column that fails is checked value
+    by value, so the message names the row."""
+    bad = broken(frames)
+    bad["facts"]["as_of"] = bad["facts"]["as_of"].astype(object)
+    bad["facts"].loc[2, "as_of"] = value
+    assert validate(bad) == [f"facts.as_of: must be a date (datetime.date); 1 row(s) fail, e.g. {shown} at row(s) 2"]
 
 
 def test_duplicate_size(frames: dict[str, pd.DataFrame]) -> None:

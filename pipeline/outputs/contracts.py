@@ -52,6 +52,16 @@ def _is_date(value: Any) -> bool:
     return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
 
 
+def _dates(values: pd.Series) -> bool | pd.Series:
+    """`_is_date` of each value, asked once of each type of value first: the facts' dates are
+    646,389 values at 10,000 documents, and a call per value was most of checking that table.
+    Only a column that fails is checked value by value, so that the failure names its rows."""
+    kinds = set(map(type, values.dropna().tolist()))
+    if all(issubclass(kind, dt.date) and not issubclass(kind, dt.datetime) for kind in kinds):
+        return True
+    return values.isna() | values.map(_is_date).astype(bool)
+
+
 def _kinds_listed(value: Any) -> bool:
     return isinstance(value, str) and all(k in CLAIM_KINDS for k in value.split(", "))
 
@@ -170,7 +180,7 @@ def _column(table: str, col: schema.Column) -> pa.Column:
     if col.type == "string":
         checks.insert(0, pa.Check(_string_dtype, error="must have a pandas string dtype"))
     elif col.type == "date":
-        checks.insert(0, _each(_is_date, "must be a date (datetime.date)"))
+        checks.insert(0, pa.Check(_dates, error="must be a date (datetime.date)"))
     return pa.Column(dtype, checks=checks, nullable=col.name not in REQUIRED.get(table, ()), required=True)
 
 
