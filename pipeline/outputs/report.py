@@ -674,7 +674,7 @@ def _stated_for_sizes(frames: Mapping[str, pd.DataFrame]) -> set[str]:
     facts, sizes = frames.get("facts"), frames.get("vm_sizes")
     if sizes is None:
         return set()
-    stated = {a for a in schema.VM_SIZE_ATTRIBUTES if a in sizes.columns and not all(map(_na, sizes[a].tolist()))}
+    stated = {a for a in schema.VM_SIZE_ATTRIBUTES if a in sizes.columns and bool(sizes[a].notna().any())}
     if facts is None or "entity" not in facts.columns or "size" not in sizes.columns:
         return stated
     of_sizes = facts["entity"].isin(set(sizes["size"].dropna().tolist()))
@@ -686,9 +686,8 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
     facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(rows, "facts")}
     columns = {c.name: c for c in schema.tables()["vm_sizes"]}
     # A column no size has a value for would only be a stripe of dashes; it is named instead.
-    empty = {
-        a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in stated and all(_na(r.get(a)) for r in sizes)
-    }  # `stated` knows the values of the rows past the limit, which `sizes` holds only in part
+    # `stated` is read from the whole tables: `sizes` holds the rows past the limit only in part.
+    empty = {a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in stated}
     attrs = [a for a in schema.VM_SIZE_ATTRIBUTES if a in columns and a not in empty and a not in ROW_HEAD_ATTRIBUTES]
     grouped = {a for names in SIZE_GROUPS.values() for a in names}
     groups = [(title, [a for a in names if a in attrs]) for title, names in SIZE_GROUPS.items()]
