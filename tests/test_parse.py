@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pipeline.runner import Settings, compute, documents
 from pipeline.runner.cache import MEMO_SHARDS, Cache
-from pipeline.runner.documents import Input, entry_key, parse_all, survey
+from pipeline.runner.documents import Input, entry_key, parse_all, survey, with_statements
 from pipeline.stages.read import Limits
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
@@ -24,8 +25,16 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def _parse(root: Path, cache: Cache | None = None, workers: int = 1) -> list[documents.Parsed]:
+    """Each document's parse, its statements loaded where the cache kept them apart."""
     inputs, _ = survey(root, Limits())
-    return list(parse_all(inputs, Limits(), cache, workers))
+    return [_whole(p) for p in parse_all(inputs, Limits(), cache, workers)]
+
+
+def _whole(parsed: documents.Parsed) -> documents.Parsed:
+    if parsed.extraction is None or parsed.statements is None:
+        return parsed
+    loaded = with_statements(parsed.extraction, {parsed.path: parsed.statements})
+    return replace(parsed, extraction=loaded, statements=None)
 
 
 def test_a_cached_parse_equals_a_fresh_one(corpus: Path, tmp_path: Path) -> None:
@@ -40,6 +49,29 @@ def test_a_cached_parse_equals_a_fresh_one(corpus: Path, tmp_path: Path) -> None
         (s.subject, s.column, s.raw_text, s.line) == ("Standard_ND24rs", "Memory (GB)", "448", 38)
         for s in nd.extraction.statements
     )
+
+
+def test_a_cached_parse_keeps_its_statements_apart_until_they_are_needed(corpus: Path, tmp_path: Path) -> None:
+    """A build normalizes again only the documents whose claims its memo does not hold, and only
+    they need their statements: the others come without them, pickled beside (loading all of
+    them was most of loading the parse memo). What finding copies and the shared context read
+    of a document comes with it."""
+    inputs, _ = survey(corpus, Limits())
+    list(parse_all(inputs, Limits(), Cache(tmp_path / "cache")))
+    [nd] = [
+        p
+        for p in parse_all(inputs, Limits(), Cache(tmp_path / "cache"))
+        if p.path.endswith("gpu-accelerated/nd-series.md")
+    ]
+    assert nd.extraction is not None and nd.extraction.statements == () and nd.statements is not None
+    assert nd.contribution is not None and len(nd.cells) > 0
+    statements = with_statements(nd.extraction, {nd.path: nd.statements}).statements
+    assert ("Standard_ND24rs", "Memory (GB)", "448", 38) in [
+        (s.subject, s.column, s.raw_text, s.line) for s in statements
+    ]
+    [fresh] = [p for p in parse_all(inputs, Limits()) if p.path == nd.path]
+    assert fresh.extraction is not None and fresh.extraction.statements == statements and fresh.statements is None
+    assert fresh.cells == nd.cells
 
 
 def test_only_the_changed_document_is_parsed_again(corpus: Path, tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import Source, classify, load_registry
 from pipeline.knowledge.values import format_number
 from pipeline.records import BuildResult, Claim, Extraction
-from pipeline.runner import compute, find_copies
+from pipeline.runner import compute
+from pipeline.stages.copies import find_copies, table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.read import parse_bytes
 from pipeline.stages.reconcile import (
@@ -822,6 +823,10 @@ def test_find_copies(pages: dict[str, str], copies: dict[str, tuple[str, str]]) 
         sources[path] = classify(doc, [])[0]
     found, diagnostics = find_copies(extractions, sources)
     assert found == {path: voice for path, (voice, _) in copies.items()}
+    # A build gives the cells made where each page was parsed, and pages without statements
+    # (the parse memo's): the same copies are found.
+    cells = {ex.document.path: table_cells(ex) for ex in extractions}
+    assert find_copies([replace(ex, statements=()) for ex in extractions], sources, cells) == (found, diagnostics)
     assert [(d.code, d.document) for d in diagnostics] == [("duplicate-page", path) for path in copies]
     for d in diagnostics:
         voice, why = copies[d.document]

@@ -16,7 +16,6 @@ import importlib
 import json
 import os
 import pickle
-import re
 import shutil
 import time
 from collections import Counter, defaultdict
@@ -29,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import knowledge
-from pipeline.knowledge.labels import normalize_label
 from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, REGISTRY_FILE, Source, classify, load_registry
 from pipeline.outputs import schema
@@ -47,7 +45,15 @@ from pipeline.outputs.write import (
 )
 from pipeline.records import BuildResult, Claim, ContractViolation, Diagnostic, Document, Extraction, Mention, Price
 from pipeline.runner.cache import Cache, Memo, digest
-from pipeline.runner.documents import MIN_PARALLEL, Input, code_fingerprint, entry_key, parse_all, survey
+from pipeline.runner.documents import (
+    MIN_PARALLEL,
+    Input,
+    code_fingerprint,
+    entry_key,
+    parse_all,
+    survey,
+    with_statements,
+)
 from pipeline.runner.pool import (
     Beside,
     HelperDied,
@@ -62,6 +68,7 @@ from pipeline.runner.pool import (
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.calibrate import labels as calibrate_labels
+from pipeline.stages.copies import find_copies
 from pipeline.stages.normalize import (
     Contribution,
     DocumentClaims,
@@ -377,6 +384,10 @@ def _compute(
     documents: list[Document] = []
     extractions: list[Extraction] = []
     contributions: dict[str, Contribution] = {}
+    cells: dict[str, bytes] = {}
+    # The statements of documents whose parse the memo gave, pickled: loaded only for those
+    # normalized again.
+    statements: dict[str, bytes] = {}
     know = knowledge.load()
     saved: list[Beside[int]] = []
     read = 0  # documents read: whether a memo is saved by a forked process (`keep`)
@@ -403,8 +414,11 @@ def _compute(
             if parsed.extraction is not None:
                 extractions.append(parsed.extraction)
                 diagnostics.extend(parsed.extraction.diagnostics)
+                cells[parsed.path] = parsed.cells
             if parsed.contribution is not None:
                 contributions[parsed.path] = parsed.contribution
+            if parsed.statements is not None:
+                statements[parsed.path] = parsed.statements
             if progress and len(documents) % 100 == 0:
                 progress(f"read {len(documents)} documents")
         inputs.clear()
@@ -427,13 +441,14 @@ def _compute(
     split = _splits(settings, len(extractions))
     # The copies are found from the extractions alone, on the second core while the documents
     # are normalized here (as the normalize memo is loaded, or beside the other half).
-    with beside(partial(find_copies, extractions, sources_by_doc), parallel=split, what="finding copies") as copied:
+    finding = partial(find_copies, extractions, sources_by_doc, cells)
+    with beside(finding, parallel=split, what="finding copies") as copied:
         # Each later stage reuses what the last build computed from the same inputs; the memos
         # are saved as soon as a stage ends, so an interrupted build keeps what it got done.
         memo = cache.memo("normalize", code_fingerprint()) if cache else None
         stated: dict[str, Mapping[str, str]] = {}
-        norm = run_normalize(extractions, know, split, memo, content, stated, contributions)
-        del contributions
+        norm = run_normalize(extractions, know, split, memo, content, stated, contributions, statements)
+        del contributions, statements, finding, cells
     copies, copy_diags = copied.result()
     if memo:
         keep(memo)
@@ -844,106 +859,6 @@ inherited votes, `divide`): a build that keeps its records (`compute`) makes it 
 process decides the other part, so its own part is smaller by it: 46% of the deciding. A build
 that keeps none has it made by a process of its own (`_ClaimsApart`)."""
 
-COPY_SHARE = 0.8
-"""Share of the smaller document's table values another document must repeat to be its copy."""
-COPY_MIN_VALUES = 5
-
-
-def find_copies(
-    extractions: Sequence[Extraction], sources: Mapping[str, Source]
-) -> tuple[dict[str, str], list[Diagnostic]]:
-    """Documents that repeat another of the same tier: another version of the same page (the
-    same title in the same folder) or a copy under another name (nearly all of its table
-    cells the same, as written). Each group speaks with one voice, the newest version's, so
-    that copies never count as agreement; every other member names it in `copy_of`. Pages of
-    another format that state the same values are not copies: they are read as two voices."""
-    parent: dict[str, str] = {}
-
-    def find(a: str) -> str:
-        while parent.setdefault(a, a) != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    def union(a: str, b: str, reason: str) -> None:
-        why.setdefault((a, b), reason)
-        why.setdefault((b, a), reason)
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    why: dict[tuple[str, str], str] = {}
-    by_title: dict[tuple[str, str, str], list[str]] = defaultdict(list)
-    cells: dict[str, set[tuple[str, str, str]]] = {}
-    holders: dict[tuple[str, tuple[str, str, str]], list[str]] = defaultdict(list)
-    for ex in extractions:
-        path, title = ex.document.path, ex.document.metadata.title
-        kind = sources[path].kind
-        if ex.subject and title:
-            words = " ".join(re.findall(r"[a-z0-9]+", title.casefold()))
-            by_title[(kind, path.rsplit("/", 1)[0] if "/" in path else "", words)].append(path)
-        mine = cells[path] = set()
-        for st in ex.statements:
-            if st.method == "table" and st.subject:
-                size = parse_size(st.subject)
-                item = (size.key if size else st.subject, normalize_label(st.key), re.sub(r"[\s,]", "", st.raw_text))
-                if item not in mine:
-                    mine.add(item)
-                    holders[(kind, item)].append(path)
-    for paths in by_title.values():
-        for other in paths[1:]:
-            union(paths[0], other, "the same title, in the same folder")
-    snapshots: dict[str, list[str]] = defaultdict(list)
-    for ex in extractions:
-        if (catalog := sources[ex.document.path].catalog) is not None:
-            snapshots[catalog].append(ex.document.path)
-    for catalog, paths in snapshots.items():
-        for other in paths[1:]:
-            union(paths[0], other, f"another snapshot of the {catalog} catalog")
-    shared: Counter[tuple[str, str]] = Counter()
-    for docs in holders.values():
-        for i, a in enumerate(docs):
-            for b in docs[i + 1 :]:
-                shared[(min(a, b), max(a, b))] += 1
-    for (a, b), n in sorted(shared.items()):
-        smaller = min(len(cells[a]), len(cells[b]))
-        if n >= COPY_MIN_VALUES and n >= COPY_SHARE * smaller:
-            union(a, b, f"{n} of its {smaller} table cells as written")
-    groups: dict[str, list[str]] = defaultdict(list)
-    for path in parent:
-        groups[find(path)].append(path)
-    newest = {
-        ex.document.path: (
-            ex.document.metadata.date or dt.date.min,
-            sources[ex.document.path].snapshot or 0,
-            ex.document.path,
-        )
-        for ex in extractions
-    }
-    copies: dict[str, str] = {}
-    diagnostics = []
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        voice = max(members, key=lambda p: newest[p])
-        for path in sorted(members):
-            if path == voice:
-                continue
-            copies[path] = voice
-            reason = why.get((path, voice)) or next(
-                (why[(path, m)] for m in sorted(members) if (path, m) in why), "a chain of such copies"
-            )
-            diagnostics.append(
-                Diagnostic(
-                    "info",
-                    "duplicate-page",
-                    path,
-                    None,
-                    f"repeats {voice} ({reason}); the two count as one voice, and where they disagree the newer wins",
-                )
-            )
-    return copies, diagnostics
-
 
 @dataclass(frozen=True, slots=True)
 class _Part:
@@ -1084,6 +999,7 @@ def run_normalize(
     content: Mapping[str, str] | None = None,
     stated: dict[str, Mapping[str, str]] | None = None,
     contributions: Mapping[str, Contribution] | None = None,
+    statements: Mapping[str, bytes] | None = None,
 ) -> Normalized:
     """`normalize`, with each document's claims from `memo` when neither it nor the context it
     reads changed, and with `split` the other documents shared with a forked process (which
@@ -1093,7 +1009,9 @@ def run_normalize(
     which determines its extraction: keying the memo by it spares pickling every extraction.
     `stated`, when given with a memo, gets for each document the digest of its claims about
     each entity (`_Stated`), kept in the memo beside the claims. `contributions` are the
-    documents' parts of the shared context made where they were parsed (`parse_one`)."""
+    documents' parts of the shared context made where they were parsed (`parse_one`), and
+    `statements` the statements of those whose extraction the parse memo gave without them
+    (`Parsed.statements`): only the documents normalized again need them."""
     content = content or {}
     ctx = normalize_context(extractions, know, contributions)
     done: dict[str, _Stated] = {}
@@ -1106,7 +1024,7 @@ def run_normalize(
             keys[path] = key = digest(shared, content[path]) if path in content else digest(shared, ex)
             if isinstance(hit := memo.get(key), _Stated):
                 done[ex.document.path] = hit
-        todo = [ex for ex in extractions if ex.document.path not in done]
+        todo = [with_statements(ex, statements or {}) for ex in extractions if ex.document.path not in done]
     digests = memo is not None
 
     def part(chunk: Sequence[Extraction]) -> dict[str, _Stated]:

@@ -16,7 +16,7 @@ import pickle
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from pipeline import knowledge
 from pipeline.records import Diagnostic, Document, Extraction, compact
 from pipeline.runner.cache import Cache, Memo
 from pipeline.runner.pool import cores
+from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import Contribution, contribution
 from pipeline.stages.read import Limits, discover, load_bytes, parse_bytes
@@ -57,6 +58,12 @@ class Parsed:
     contribution: Contribution | None = None
     """What the extraction adds to normalize's shared context, made on the worker's core and
     kept with the parse: a build joins these rather than read every statement again."""
+    cells: bytes = b""
+    """Its table cells as finding copies compares them (`copies.table_cells`), made likewise."""
+    statements: bytes | None = None
+    """The extraction's statements, pickled, where the parse memo gave the extraction without
+    them (`with_statements`): a build needs the statements of only the documents it normalizes
+    again, and loading all of them was most of loading the memo (0.7 of 0.8 s at 10,000)."""
 
 
 def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
@@ -122,12 +129,46 @@ def parse_one(path: str, data: bytes, limits: Limits) -> Parsed:
             Diagnostic("error", "markdown-too-deep", path, None, "markdown nests too deeply to parse; document skipped")
         )
         return Parsed(path, doc, None, tuple(diags))
-    return Parsed(path, doc, ex, tuple(diags), contribution(ex, knowledge.load()))
+    return Parsed(path, doc, ex, tuple(diags), contribution(ex, knowledge.load()), table_cells(ex))
 
 
-def _parse_job(job: tuple[str, bytes, Limits]) -> bytes:
+def _parse_job(job: tuple[str, bytes, Limits]) -> Packed:
     """In a worker: the parse, pickled once here, for both the trip back and the cache."""
-    return pickle.dumps(parse_one(*job), protocol=pickle.HIGHEST_PROTOCOL)
+    return _packed(parse_one(*job))
+
+
+Packed = tuple[bytes, bytes]
+"""A parse as the memo keeps it (`_packed`)."""
+
+
+def _packed(parsed: Parsed) -> Packed:
+    """The parse without its statements, and its statements, each pickled: a build loads the
+    statements of a document only where it normalizes the document again."""
+    ex = parsed.extraction
+    if ex is None:
+        return pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL), b""
+    light = replace(parsed, extraction=replace(ex, statements=()))
+    return (
+        pickle.dumps(light, protocol=pickle.HIGHEST_PROTOCOL),
+        pickle.dumps(ex.statements, protocol=pickle.HIGHEST_PROTOCOL),
+    )
+
+
+def _unpacked(packed: Packed, whole: bool) -> Parsed:
+    """`_packed`'s parse, its statements loaded (`whole`) or kept pickled (`Parsed.statements`)."""
+    light, statements = packed
+    parsed: Parsed = pickle.loads(light)
+    if parsed.extraction is None:
+        return parsed
+    if whole:
+        return replace(parsed, extraction=replace(parsed.extraction, statements=pickle.loads(statements)))
+    return replace(parsed, statements=statements)
+
+
+def with_statements(ex: Extraction, statements: Mapping[str, bytes]) -> Extraction:
+    """`ex` with its statements, where the parse memo kept them apart (`statements`, by path)."""
+    kept = statements.get(ex.document.path)
+    return ex if kept is None else replace(ex, statements=pickle.loads(kept))
 
 
 PARSE_MEMO = "parse"
@@ -171,7 +212,7 @@ def parse_all(
                 cache.stats.misses += 1
     jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
     count = cores(workers)
-    fresh: Iterator[Parsed | bytes]
+    fresh: Iterator[Parsed | Packed]
     pool: ProcessPoolExecutor | None = None
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
@@ -187,12 +228,12 @@ def parse_all(
             if i not in done:
                 _, key = next(pending)
                 result = next(fresh)
-                if isinstance(result, bytes):  # from a worker
-                    payload, result = result, pickle.loads(result)
-                else:
-                    payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL) if memo else b""
-                if memo:
-                    memo.put(key, payload)
+                if isinstance(result, tuple):  # from a worker
+                    packed, result = result, _unpacked(result, whole=True)
+                    if memo:
+                        memo.put(key, packed)
+                elif memo:
+                    memo.put(key, _packed(result))
                 done[i] = result
             yield done.pop(i)
     finally:
@@ -205,10 +246,11 @@ def parse_all(
 
 
 def _loaded(payload: object) -> object:
-    """A parse the memo kept (pickled, as its worker sent it), or None where it does not load."""
-    if not isinstance(payload, bytes):
+    """A parse the memo kept (`_packed`, as its worker sent it), its statements still pickled;
+    None where it does not load."""
+    if not (isinstance(payload, tuple) and len(payload) == 2 and all(isinstance(p, bytes) for p in payload)):
         return None
     try:
-        return pickle.loads(payload)
+        return _unpacked(payload, whole=False)
     except Exception:  # checksummed with its shard, yet unloadable: damage, parsed again
         return None
