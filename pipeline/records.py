@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
@@ -18,43 +18,54 @@ R = TypeVar("R")
 
 
 def compact(cls: type[R]) -> type[R]:
-    """Pickle a frozen record as its class's maker and its field values in order.
+    """A frozen record made and pickled for speed: made by an `__init__` that sets each slot by
+    its descriptor (`_init`), and pickled as its class and its field values in order.
 
     Records cross process boundaries and the cache by the hundred thousand; the pickling
     dataclasses give slotted classes looks up the field list once per object, which made
-    pickling most of what a worker's answer cost. Unpickling calls the record's `_new`
-    (`_maker`), not its `__init__`."""
+    pickling most of what a worker's answer cost."""
     every = fields(cls)  # type: ignore[arg-type]
     assert all(f.init and not f.kw_only for f in every), f"{cls.__name__}: compact needs positional fields"
-    assert not hasattr(cls, "__post_init__"), f"{cls.__name__}: compact records are made without __init__"
-    names = [f.name for f in every]
-    get = attrgetter(*names)
-    new = _maker(cls, names)
-    cls._new = staticmethod(new)  # type: ignore[attr-defined]
-    if len(names) == 1:
-        cls.__reduce__ = lambda self: (new, (get(self),))  # type: ignore[method-assign]
+    assert not hasattr(cls, "__post_init__"), f"{cls.__name__}: compact writes the whole __init__"
+    cls.__init__ = _init(cls, every)  # type: ignore[method-assign]
+    get = attrgetter(*(f.name for f in every))
+    if len(every) == 1:
+        cls.__reduce__ = lambda self: (cls, (get(self),))  # type: ignore[method-assign]
     else:
-        cls.__reduce__ = lambda self: (new, get(self))  # type: ignore[method-assign]
+        cls.__reduce__ = lambda self: (cls, get(self))  # type: ignore[method-assign]
     return cls
 
 
-def _maker(cls: type, names: Sequence[str]) -> Callable[..., Any]:
-    """A function that makes a record of `cls` from its field values, each set in its slot by
-    the slot's own descriptor. A frozen dataclass's `__init__` sets each field by name through
-    `object.__setattr__`, which took twice as long: at 10,000 documents, loading the normalize
-    memo's 519,067 claims was mostly making them. The function is written out for the class's
-    fields, as `dataclasses` writes `__init__`; pickle finds it as `cls._new`."""
-    scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    for i, name in enumerate(names):
-        slot = getattr(cls, name)
-        assert hasattr(slot, "__set__"), f"{cls.__name__}.{name}: compact needs slots"
+def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
+    """The record's `__init__`, with the parameters and defaults `dataclass` gives it, that sets
+    each field in its slot by the slot's own descriptor. The `__init__` of a frozen dataclass
+    sets each field by name through `object.__setattr__`, which took twice as long: at 10,000
+    documents, loading the normalize memo's 519,067 claims was mostly making them. Written out
+    for the class's fields, as `dataclasses` writes its own."""
+    scope: dict[str, Any] = {"FACTORY": _FACTORY}
+    params, body = [], []
+    for i, f in enumerate(every):
+        slot = getattr(cls, f.name)
+        assert hasattr(slot, "__set__"), f"{cls.__name__}.{f.name}: compact needs slots"
         scope[f"set_{i}"] = slot.__set__
-    values = ", ".join(f"v{i}" for i in range(len(names)))
-    sets = "".join(f"    set_{i}(record, v{i})\n" for i in range(len(names)))
-    exec(f"def _new({values}):\n    record = new(cls)\n{sets}    return record\n", scope)
-    made: Callable[..., Any] = scope["_new"]
-    made.__module__, made.__qualname__ = cls.__module__, f"{cls.__qualname__}._new"
-    return made
+        if f.default is not MISSING:
+            scope[f"default_{i}"] = f.default
+            params.append(f"{f.name}=default_{i}")
+        elif f.default_factory is not MISSING:
+            scope[f"factory_{i}"] = f.default_factory
+            params.append(f"{f.name}=FACTORY")
+            body.append(f"    if {f.name} is FACTORY:\n        {f.name} = factory_{i}()\n")
+        else:
+            params.append(f.name)
+        body.append(f"    set_{i}(self, {f.name})\n")
+    exec(f"def __init__(self, {', '.join(params)}):\n{''.join(body)}", scope)
+    init: Callable[..., None] = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init
+
+
+_FACTORY = object()
+"""The default of a field whose default is made by a factory (`_init`)."""
 
 
 @compact
