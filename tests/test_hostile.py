@@ -465,6 +465,11 @@ def test_a_build_killed_midway_leaves_the_previous_output_intact(tmp_path: Path,
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
+    # Nothing of the build is left running: its parse workers waited for work for ever.
+    deadline = time.monotonic() + 10
+    while (left := _processes_writing(out)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes of the killed build still run: {left}"
 
     after = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
     assert sorted(after) == sorted(before), "files appeared in or vanished from the output folder"
@@ -472,6 +477,20 @@ def test_a_build_killed_midway_leaves_the_previous_output_intact(tmp_path: Path,
         assert after[name] == data, f"{name} changed"
     for csv in sorted(out.glob("*.csv")):
         assert len(pd.read_csv(csv)) == len(pd.read_parquet(csv.with_suffix(".parquet"))), csv.name
+
+
+def _processes_writing(out: Path) -> list[int]:
+    """The processes whose command line names `out`: a build and whatever it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:  # ended meanwhile
+                continue
+            if str(out).encode() in args:
+                found.append(int(entry.name))
+    return found
 
 
 def test_a_second_build_is_refused_while_the_output_is_locked(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import multiprocessing
+import os
 import pickle
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -23,7 +24,7 @@ from pathlib import Path
 from pipeline import knowledge
 from pipeline.records import Diagnostic, Document, Extraction, compact
 from pipeline.runner.cache import Cache, Memo
-from pipeline.runner.pool import cores
+from pipeline.runner.pool import cores, end_with
 from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import Contribution, contribution
@@ -218,7 +219,7 @@ def parse_all(
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
         # without a __main__ guard is not run again in each worker (as spawn would).
         context = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(count, mp_context=context)
+        pool = ProcessPoolExecutor(count, mp_context=context, initializer=end_with, initargs=(os.getpid(),))
         fresh = pool.map(_parse_job, jobs, chunksize=max(1, min(64, len(jobs) // (count * 8))))
     else:
         fresh = (parse_one(*job) for job in jobs)

@@ -17,6 +17,7 @@ import pickle
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
@@ -51,6 +52,23 @@ class Beside(Generic[T]):
     def result(self) -> T:
         assert self._done, "result() is read after the with block"
         return self._value  # type: ignore[return-value]
+
+
+def end_with(parent: int) -> None:
+    """In a pool's worker (its initializer): end the worker once `parent` has ended. Workers
+    wait for work on a queue the parent feeds, and a parent killed outright (SIGKILL, the
+    out-of-memory killer) never closes it: its workers waited for ever, each holding its memory."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(ORPHAN_CHECK)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ends with the build", daemon=True).start()
+
+
+ORPHAN_CHECK = 0.5
+"""Seconds between a worker's looks at whether the build that started it is still there."""
 
 
 def cores(workers: int | None) -> int:
