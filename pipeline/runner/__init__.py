@@ -193,24 +193,27 @@ def _write(
     try:
         here = os.getpid()
 
-        def check_and_document() -> list[str]:
-            # What checking leaves free is handed back before the report reads the tables: in
-            # a fork, the peak is the inherited pages and this process's own on top of them.
-            violations = contracts.validate(frames, between=give_back, tables=None if apart is None else tables)
-            give_back()
-            if not violations:
-                # In a forked process, the frames are its own copy: the report lets them go once
-                # it has read them, and the process gives their memory back.
-                mine = os.getpid() != here
-                report.write_report(frames, stage / "report.html", consume=mine)
-                (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
-                write_json(stage / "datapackage.json", dictionary.datapackage())
-            return violations
+        def check() -> list[str]:
+            return contracts.validate(frames, between=give_back, tables=None if apart is None else tables)
+
+        def document() -> None:
+            # In a forked process, the frames are its own copy: the report lets them go once
+            # it has read them, and the process gives their memory back.
+            mine = os.getpid() != here
+            report.write_report(frames, stage / "report.html", consume=mine)
+            (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
+            write_json(stage / "datapackage.json", dictionary.datapackage())
 
         # The contracts and the report only read the frames, so on a second core they run
-        # beside the writing of the tables, which they do not need.
+        # beside the writing of the tables, which they do not need, each in a process of its
+        # own: the report no longer waits for the contracts, which the writing left a core for
+        # (at 10,000 documents, one change: writing and waiting 2.83-2.97 -> 2.53-2.67 s). A
+        # page whose tables break their contract is not kept: the staging folder goes.
         parallel = _splits(settings, result.tables.get("documents", 0))
-        with beside(check_and_document, parallel=parallel, what="contracts and report") as checked:
+        with (
+            beside(check, parallel=parallel, what="contracts") as checked,
+            beside(document, parallel=parallel, what="report"),
+        ):
             if not parallel:
                 clock.lap("contracts and report")  # run first, here
             cols = schema.tables()
