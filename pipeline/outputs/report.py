@@ -375,9 +375,11 @@ no script but ours and load nothing from anywhere."""
 
 
 def _na(value: Any) -> bool:
+    if type(value) in _PLAIN:  # most of the million values a large page asks about
+        return False
     if value is None or value is pd.NA or value is pd.NaT:
         return True
-    if isinstance(value, str | int):
+    if isinstance(value, (str, int)):
         return False
     if isinstance(value, float):
         return value != value
@@ -387,7 +389,13 @@ def _na(value: Any) -> bool:
         return False
 
 
+_PLAIN = frozenset({str, int, bool})
+"""Types whose values are never missing (`_na`)."""
+
+
 def _text(value: Any) -> str:
+    if type(value) is str:
+        return value
     return "" if _na(value) else str(value)
 
 
@@ -853,9 +861,10 @@ def _row_head_value(attr: str, value: Any, fact: Mapping[str, Any] | None) -> st
 
 def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None, col: schema.Column) -> str:
     numeric = col.type in ("int", "float")
-    if fact is None and _na(value):
+    missing = _na(value)
+    if fact is None and missing:
         return f'<td class="v empty" data-attribute="{_e(attr)}" data-sort="">—</td>'
-    shown = _display(value) if not _na(value) else _display(fact.get("value") if fact else None)
+    shown = _display(fact.get("value") if fact else None) if missing else _display(value)
     status = fact.get("status") if fact else None
     flags = []
     tip = []
@@ -870,7 +879,7 @@ def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None
         if not _na(fact.get("checks_failed")):
             flags.append("fails a check")
             tip.append(f"checks failed: {fact['checks_failed']}")
-        if _na(value) and not _na(fact.get("value")):
+        if missing and not _na(fact.get("value")):
             flags.append("range")
     flag = f'<span class="flag">{" · ".join(flags)}</span>' if flags else ""
     css = "v num" if numeric else ("v txt" if col.type == "string" else "v")
