@@ -182,6 +182,8 @@ def _variant_tokens(spelled: set[str]) -> Counter[str]:
 
 def _names(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, _Name]:
     out: dict[str, _Name] = {}
+    # What a document says of each name it writes, looked up once per document, not per claim.
+    voice = {path: (src.copy_of or path, src.kind == "api_catalog") for path, src in sources.items()}
     for c in claims:
         if c.entity_kind != "size" or c.method in _RULES:
             continue
@@ -191,10 +193,12 @@ def _names(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, 
             if size is None:
                 continue
             n = out[c.entity] = _Name(size, set(), {}, False, defaultdict(list))
-        src = sources[c.document]
-        n.voices.add(src.copy_of or c.document)
-        n.documents[c.document] = min(n.documents.get(c.document, c.line), c.line)
-        n.in_api = n.in_api or src.kind == "api_catalog"
+        who, api = voice[c.document]
+        n.voices.add(who)
+        if (first := n.documents.get(c.document)) is None or c.line < first:
+            n.documents[c.document] = c.line
+        if api:
+            n.in_api = True
         if c.method != "derived" and not c.is_range:
             n.values[c.attribute].append(c)
     return out
