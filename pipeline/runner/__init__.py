@@ -905,9 +905,10 @@ def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
 def _in_order(parts: list[Any], by: list[str]) -> Any:
     """The rows of frames with the same columns as one frame sorted by the `by` columns (text,
     compared as Python compares it); each part is already in that order. Made a column at a
-    time, each part's column let go once it is in the whole: the parts are not copied at once,
-    and the list, which should be all that holds them, is emptied. A part may be a kept
-    bucket's `_Packed` frame, whose columns are unpacked one at a time."""
+    time, each part's column let go once it is in the whole: the parts are not copied at once.
+    The list should be all that holds its frames: each is replaced there by its columns, which
+    are let go as they are joined. A part may be a kept bucket's `_Packed` frame, whose columns
+    are unpacked one at a time."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -924,7 +925,7 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     for i, part in enumerate(parts):
         if not isinstance(part, _Packed):
             parts[i] = {name: part[name] for name in part.columns}
-        del part
+        del part  # nor does the loop hold the last frame
     keys = pa.table({name: pa.chunked_array([pa.array(column(part, name).array) for part in parts]) for name in by})
     order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
     del keys
