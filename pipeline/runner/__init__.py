@@ -1029,19 +1029,21 @@ def run_normalize(
     documents' parts of the shared context made where they were parsed (`parse_one`), and
     `statements` the statements of those whose extraction the parse memo gave without them
     (`Parsed.statements`): only the documents normalized again need them."""
-    content = content or {}
+    content, statements = content or {}, statements or {}
     ctx = normalize_context(extractions, know, contributions)
     done: dict[str, _Stated] = {}
     keys: dict[str, str] = {}
-    todo = list(extractions)
     if memo is not None:
         shared = digest(*ctx.fingerprint())
         for ex in extractions:
             path = ex.document.path
-            keys[path] = key = digest(shared, content[path]) if path in content else digest(shared, ex)
+            # Without its parse key, a document is keyed by its whole extraction, statements too.
+            whole = content[path] if path in content else with_statements(ex, statements)
+            keys[path] = key = digest(shared, whole)
             if isinstance(hit := memo.get(key), _Stated):
                 done[ex.document.path] = hit
-        todo = [with_statements(ex, statements or {}) for ex in extractions if ex.document.path not in done]
+    # Whatever is normalized again needs its statements, memo or not.
+    todo = [with_statements(ex, statements) for ex in extractions if ex.document.path not in done]
     digests = memo is not None
 
     def part(chunk: Sequence[Extraction]) -> dict[str, _Stated]:

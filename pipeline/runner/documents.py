@@ -162,7 +162,7 @@ def _unpacked(packed: Packed, whole: bool) -> Parsed:
     if parsed.extraction is None:
         return parsed
     if whole:
-        return replace(parsed, extraction=replace(parsed.extraction, statements=pickle.loads(statements)))
+        return replace(parsed, extraction=with_statements(parsed.extraction, {parsed.path: statements}))
     return replace(parsed, statements=statements)
 
 
