@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.records import Diagnostic, Document
-from pipeline.stages.read import Limits, discover, parse_bytes, parse_date, read_document
+from pipeline.stages.read import Limits, discover, listing, load_bytes, parse_bytes, parse_date, read_document
 
 FIXTURES = Path(__file__).parent / "fixtures" / "read"
 
@@ -516,3 +516,26 @@ def test_discover_skips_links_that_leave_the_sources_folder(tmp_path: Path) -> N
         ("warning", "link-outside-sources", "leak.md", None),
         ("warning", "link-outside-sources", "leakdir", None),
     ]
+
+
+def test_listing_gives_each_file_its_relative_path_and_load_bytes_reads_it_by_that_name(tmp_path: Path) -> None:
+    root = tmp_path / "sources"
+    _write(root / "official" / "nd-series.md")
+    _write(root / "a.md")
+    os.symlink(root / "gone.md", root / "broken.md")  # inside, but leads nowhere
+
+    found, diags = listing(root)
+
+    assert [rel for rel, _ in found] == ["a.md", "broken.md", "official/nd-series.md"]
+    assert [path for _, path in found] == discover(root)[0]
+    assert diags == []
+    rel, data, problems = load_bytes(found[2][1], root, Limits(), found[2][0])
+    assert (rel, problems) == ("official/nd-series.md", [])
+    assert data == (root / "official" / "nd-series.md").read_bytes()
+    rel, data, problems = load_bytes(found[1][1], root, Limits())  # its name made from the paths
+    assert (rel, data, [(d.severity, d.code, d.document) for d in problems]) == (
+        "broken.md",
+        None,
+        [("error", "unreadable", "broken.md")],
+    )
+    assert "cannot read file: No such file or directory" in problems[0].message

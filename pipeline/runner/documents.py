@@ -28,7 +28,7 @@ from pipeline.runner.pool import cores, end_with
 from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import Contribution, contribution
-from pipeline.stages.read import Limits, discover, load_bytes, parse_bytes
+from pipeline.stages.read import Limits, listing, load_bytes, parse_bytes
 
 MIN_PARALLEL = 64
 """Below this many documents to parse, starting worker processes costs more than it saves."""
@@ -69,10 +69,10 @@ class Parsed:
 
 def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
     """Every document file's bytes, in sorted path order, and what discovery found wrong."""
-    paths, diagnostics = discover(root)
+    found, diagnostics = listing(root)
     inputs = []
-    for path in paths:
-        rel, data, diags = load_bytes(path, root, limits)
+    for rel, path in found:
+        rel, data, diags = load_bytes(path, root, limits, rel)
         inputs.append(Input(rel, data, tuple(diags)))
     return inputs, diagnostics
 

@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -39,19 +40,28 @@ def discover(root: Path) -> tuple[list[Path], list[Diagnostic]]:
     Symbolic links that lead outside `root` are reported and skipped: nothing outside
     the sources folder is ever read.
     """
+    found, diagnostics = listing(root)
+    return [path for _, path in found], diagnostics
+
+
+def listing(root: Path) -> tuple[list[tuple[str, Path]], list[Diagnostic]]:
+    """`discover`'s files, each with its path relative to `root`, made once per folder from
+    the walk's names: pathlib's parsing, `relpath` and `resolve` for every file were most of
+    surveying 10,000 documents (0.4 s)."""
     root = root.resolve()
-    found: list[Path] = []
+    found: list[tuple[str, Path]] = []
     diagnostics: list[Diagnostic] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        here = Path(dirpath)
+        folder = _rel(Path(dirpath), root)
+        prefix = "" if folder == "." else folder + "/"
         for name in list(dirnames):
-            target = here / name
-            if target.is_symlink() and not _inside(target.resolve(), root):
+            target = os.path.join(dirpath, name)
+            if os.path.islink(target) and not _inside(Path(target).resolve(), root):
                 diagnostics.append(
                     Diagnostic(
                         "warning",
                         "link-outside-sources",
-                        _rel(target, root),
+                        prefix + name,
                         None,
                         "symbolic link to a folder outside the sources folder; not followed",
                     )
@@ -59,22 +69,22 @@ def discover(root: Path) -> tuple[list[Path], list[Diagnostic]]:
                 dirnames.remove(name)
         dirnames.sort()
         for name in sorted(filenames):
-            path = here / name
             if not name.lower().endswith(SUFFIXES):
                 continue
-            if path.is_symlink() and not _inside(path.resolve(), root):
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path) and not _inside(Path(path).resolve(), root):
                 diagnostics.append(
                     Diagnostic(
                         "warning",
                         "link-outside-sources",
-                        _rel(path, root),
+                        prefix + name,
                         None,
                         "symbolic link to a file outside the sources folder; not read",
                     )
                 )
                 continue
-            found.append(path)
-    found.sort(key=lambda p: _rel(p, root))
+            found.append((prefix + name, Path(path)))
+    found.sort(key=itemgetter(0))
     return found, diagnostics
 
 
@@ -94,26 +104,30 @@ def read_document(path: Path, root: Path, limits: Limits = Limits()) -> tuple[Do
     return parse_bytes(rel, data, limits, diagnostics)
 
 
-def load_bytes(path: Path, root: Path, limits: Limits = Limits()) -> tuple[str, bytes | None, list[Diagnostic]]:
-    """A file's path relative to `root` and its bytes, or None and why not (too large, unreadable)."""
-    rel = _rel(path, root.resolve())
+def load_bytes(
+    path: Path, root: Path, limits: Limits = Limits(), rel: str | None = None
+) -> tuple[str, bytes | None, list[Diagnostic]]:
+    """A file's path relative to `root` (`rel`, when the caller knows it: see `listing`) and
+    its bytes, or None and why not (too large, unreadable)."""
+    rel = _rel(path, root.resolve()) if rel is None else rel
     try:
-        size = path.stat().st_size
-        if size > limits.max_file_bytes:
-            return (
-                rel,
-                None,
-                [
-                    Diagnostic(
-                        "error",
-                        "file-too-large",
-                        rel,
-                        None,
-                        f"file is {size:,} bytes, over the limit of {limits.max_file_bytes:,}; not read",
-                    )
-                ],
-            )
-        return rel, path.read_bytes(), []
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > limits.max_file_bytes:
+                return (
+                    rel,
+                    None,
+                    [
+                        Diagnostic(
+                            "error",
+                            "file-too-large",
+                            rel,
+                            None,
+                            f"file is {size:,} bytes, over the limit of {limits.max_file_bytes:,}; not read",
+                        )
+                    ],
+                )
+            return rel, file.read(), []
     except OSError as exc:
         return rel, None, [Diagnostic("error", "unreadable", rel, None, f"cannot read file: {exc.strerror or exc}")]
 
