@@ -481,14 +481,18 @@ def test_incremental_builds_after_edits_across_a_generated_corpus_match_builds_f
     assert _files(out) == _files(scratch)
 
 
-@pytest.mark.parametrize(("edit", "decided"), [("third-party value", 1), ("line appended", 0), ("official value", 2)])
+@pytest.mark.parametrize(
+    ("edit", "decided"),
+    [("third-party value", 1), ("line appended", 0), ("official value", 2), ("series value", 26)],
+)
 def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: int, tmp_path: Path) -> None:
     """The decisions of entities whose inputs an edit leaves alone are the last build's; the
     tables must still be exactly what a build from scratch writes. A value decides again the
     bucket of its size only, not every size its page states (a document is read by the claims
     it states about each entity); a line that states nothing decides nothing again. An official
     value also moves the rules' measured agreement, which the confidences of sizes in other
-    buckets read: one more here."""
+    buckets read: one more here. Every bucket reads the series' values (a size inherits them),
+    so a series' value decides every bucket again."""
     from bench import corpus
 
     sources = tmp_path / "corpus"
@@ -499,6 +503,13 @@ def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: i
     if edit == "line appended":
         page = pages[3]
         page.write_text(page.read_text("utf-8") + "\nEdited.\n", "utf-8")
+    elif edit == "series value":  # an include's `| Remote Storage | 64 Disks |`: its series' data disks
+        includes = sorted(sources.rglob("includes/*-series-specs.md"))
+        page = next(p for p in includes if re.search(r"\| Remote Storage +\| \d+ Disks", p.read_text("utf-8")))
+        text = page.read_text("utf-8")
+        disks = re.search(r"\| Remote Storage +\| (\d+) Disks", text)
+        assert disks is not None
+        page.write_text(text[: disks.start(1)] + str(int(disks[1]) // 2) + text[disks.end(1) :], "utf-8")
     else:
         folder = "third-party" if edit == "third-party value" else "official"
         page = next(

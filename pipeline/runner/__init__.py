@@ -727,8 +727,7 @@ def _bucket_keys(
     by the certain aliases (`moved`): hashing every claim in every build cost more than
     deciding what changed, and a whole document's key would decide again every entity it
     states after an edit of one of them."""
-    shared, own = reads(p, p.claims)
-    base = digest(code_fingerprint(), shared, moved)
+    shared, series, own = reads(p)
     into = {name: size for name, size, _ in moved}
     cited: dict[str, set[str]] = defaultdict(set)
     # A document the memo did not key (none did without a cache) stands for itself by its claims.
@@ -756,10 +755,15 @@ def _bucket_keys(
         # A claim no alias moved under a name an alias moves (not a size's): the whole document.
         return about.get((d, entity)) or sorted(stated[d].items())
 
+    def read_of(entity: str) -> list[tuple[str, object, str]]:
+        return [(d, said_of(d, entity), of_source[d]) for d in sorted(cited.get(entity, ()))]
+
+    # The series' claims by their documents' digests, like an entity's: pickling the 132,000
+    # claims of 10,000 documents' series for every build cost 0.3 s.
+    base = digest(code_fingerprint(), shared, moved, [(s, read_of(s), made.get(s, [])) for s in series])
     inputs: dict[int, list[object]] = defaultdict(list)
     for entity in sorted(bucket_of):
-        documents = [(d, said_of(d, entity), of_source[d]) for d in sorted(cited.get(entity, ()))]
-        inputs[bucket_of[entity]].append((own[entity], documents, made.get(entity, []), priced.get(entity, [])))
+        inputs[bucket_of[entity]].append((own[entity], read_of(entity), made.get(entity, []), priced.get(entity, [])))
     return {b: digest(base, bucket) for b, bucket in inputs.items()}
 
 

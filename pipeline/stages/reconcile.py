@@ -410,26 +410,20 @@ def buckets(p: Plan, count: int) -> dict[str, int]:
     }
 
 
-def reads(p: Plan, claims: Iterable[Claim]) -> tuple[object, dict[str, tuple[object, ...]]]:
+def reads(p: Plan) -> tuple[object, list[str], dict[str, tuple[object, ...]]]:
     """What deciding and finishing a bucket reads beside the claims of its entities and the
     documents they cite (the caller keys a bucket's decisions by all of it), but for the rules'
     measured agreement (`rates_read`). Shared by every bucket: the suspects, the staleness
-    limit, the model, and the series' claims with their documents (a size inherits and is
-    checked against them). For each entity: its kind, whether the naming convention holds for
-    it, whether an official page names it. `claims` are every claim, in order."""
-    of_series = [c for c in claims if p.kinds.get(c.entity) == "series"]
-    documents = sorted({c.document for c in of_series})
-    shared = (
-        sorted(p.suspects.items()),
-        p.stale_after_days,
-        p.model,
-        of_series,
-        [(d, p.sources.get(d)) for d in documents],
-    )
+    limit, the model, and the series, whose claims and documents every bucket reads as well (a
+    size inherits and is checked against them), keyed by the caller as it keys an entity's. For
+    each entity: its kind, whether the naming convention holds for it, whether an official
+    page names it."""
+    shared = (sorted(p.suspects.items()), p.stale_after_days, p.model)
+    series = sorted(entity for entity, kind in p.kinds.items() if kind == "series")
     own: dict[str, tuple[object, ...]] = {
         entity: (entity, kind, p.follows.get(entity, True), entity in p.official) for entity, kind in p.kinds.items()
     }
-    return shared, own
+    return shared, series, own
 
 
 def rates_read(p: Plan, facts: Iterable[Fact]) -> dict[str, tuple[tuple[tuple[str, str], float], ...]]:
