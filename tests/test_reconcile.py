@@ -361,17 +361,21 @@ def test_buckets_decided_one_at_a_time_and_forgotten_are_the_whole(
     """A part is decided a few buckets at a time, and what deciding them put in the plan is
     let go before the next (`forget`): the facts are those of one reconcile of everything,
     and once a bucket is done the plan holds none of its sizes' votes or facts, but still
-    every series' votes, which the sizes of later buckets inherit and are checked against."""
+    every series' votes, which the sizes of later buckets inherit and are checked against.
+    A size's series is decided with the size, not in `plan`: a build that decides a few
+    buckets again votes on their sizes alone."""
     claims, sources = evidence
     claims = [c for c in claims if c.method != SIBLING]
     whole = reconcile(claims, sources)
     p = plan(claims, sources)
+    assert not any(p.kinds[entity] == "size" for entity, _ in (*p.by_key, *p.facts))
     bucket_of = buckets(p, 8)
     series_votes = {key for key in p.by_key if p.kinds[key[0]] == "series"}
     done = []
     for k in sorted(set(bucket_of.values())):
         chunk = frozenset(e for e, b in bucket_of.items() if b == k)
         decided = decide(p, chunk)
+        assert {entity for entity, _ in p.facts if p.kinds[entity] == "size"} <= chunk
         done.append(finish(p, decided, chunk))
         forget(p, decided, chunk)
         assert not any(key[0] in chunk and p.kinds[key[0]] == "size" for key in (*p.by_key, *p.facts))

@@ -153,9 +153,10 @@ def _vote_key(v: _Vote) -> tuple[float, int, str]:
 @dataclass(slots=True)
 class Plan:
     """What deciding reads, built once from all the claims (`plan`): the votes every part reads
-    (a series' values, a size's series), each size's series decided, the other claims, and the
-    knowledge the checks use. A key's checks read only facts of its own entity and the votes of
-    its series. `decide` adds the votes of the keys it decides: a plan decides an entity once."""
+    (a series' values), the other entities' claims, and the knowledge the checks use. A key's
+    checks read only facts of its own entity and the votes of its series. `decide` takes the
+    claims of the entities it decides (`_admit`: a size's series is decided there) and adds
+    the votes of their keys: a plan decides an entity once."""
 
     claims: Sequence[Claim]
     sources: Mapping[str, Source]
@@ -169,16 +170,21 @@ class Plan:
     suspects: Mapping[str, tuple[str, str]]
     official: set[str]
     by_key: dict[tuple[str, str], list[_Vote]]
-    """The votes of the keys every part reads (a series' values, a size's series), from `plan`;
-    `decide` adds those of the keys it decides."""
+    """The votes of the keys every part reads (a series' values), from `plan`; `decide` adds
+    those of the keys it decides (a size's series among them)."""
     kinds: dict[str, str]
     facts: dict[tuple[str, str], Fact]
     series_conflicts: list[Conflict]
     rest: dict[str, list[Claim]]
-    """For each entity, in the claims' order, the claims (the name's among them) of its other
-    keys, which `decide` turns into votes."""
+    """For each entity taken from `pending`, in the claims' order, the claims (the name's among
+    them) of its keys but its series, which `decide` turns into votes."""
+    pending: dict[str, list[Claim]]
+    """For each entity that is not a series, its claims (the name's among them) in the claims'
+    order, until a part that decides it takes them (`_admit`). Voting on every size's series in
+    `plan` cost a build that decides a few buckets again as much as deciding them."""
     inheritable: dict[str, list[_Vote]]
-    """For each series, the votes its sizes inherit (`_inheritable`)."""
+    """For each series, the votes its sizes inherit, made when a size first needs them
+    (`_inheritable`)."""
     series_keys: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Each series' keys but its membership: `decide` decides them with the series."""
     about: dict[str, list[Claim]] = field(default_factory=dict)
@@ -197,9 +203,9 @@ def plan(
     calibration_model: Model | None = None,
     suspects: Mapping[str, tuple[str, str]] | None = None,
 ) -> Plan:
-    """The shared part of deciding: the rule-made claims (the size names, sibling sizes), the
-    votes every part reads, each size's series decided, and what its sizes inherit from a
-    series (`_inheritable`); `decide` makes the votes of the other keys."""
+    """The shared part of deciding: the rule-made claims (the size names, sibling sizes) and the
+    votes every part reads (a series' values); `decide` makes the votes of the other keys, a
+    size's series first (`_admit`)."""
     know = know or knowledge.load()
     tier = tiers()
     follows = name_vcpus_hold(claims, sources)
@@ -210,25 +216,14 @@ def plan(
     official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE} - set(suspects)
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
-    rest: dict[str, list[Claim]] = defaultdict(list)
+    pending: dict[str, list[Claim]] = defaultdict(list)
     for c in [*claims, *name_claims]:
         kinds[c.entity] = c.entity_kind
         if c.entity_kind == "series":
             by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
-        elif not c.is_range:
-            if c.attribute == "series":
-                by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
-            else:
-                rest[c.entity].append(c)
-    facts: dict[tuple[str, str], Fact] = {}
-    conflicts: list[Conflict] = []
-    # Series membership first: inheritance needs to know which series a size is in.
-    for key in sorted(k for k in by_key if k[1] == "series"):
-        fact, rows = _decide(key, kinds[key[0]], by_key[key], official, tier, know, facts)
-        facts[key] = fact
-        conflicts.extend(rows)
-    series_keys = _series_keys(by_key, kinds)
-    return Plan(
+        else:
+            pending[c.entity].append(c)
+    p = Plan(
         claims=claims,
         sources=sources,
         know=know,
@@ -242,12 +237,41 @@ def plan(
         official=official,
         by_key=by_key,
         kinds=kinds,
-        facts=facts,
-        series_conflicts=conflicts,
-        rest=rest,
-        inheritable=_inheritable(by_key, series_keys),
-        series_keys=series_keys,
+        facts={},
+        series_conflicts=[],
+        rest=defaultdict(list),
+        pending=pending,
+        inheritable={},
+        series_keys=_series_keys(by_key, kinds),
     )
+    _membership(p, [key for key in by_key if key[1] == "series"])
+    return p
+
+
+def _admit(p: Plan, entities: Container[str] | None) -> None:
+    """The claims `plan` left pending of `entities` (every entity's, without) into the plan:
+    each one's series voted on and decided (inheritance needs to know which series a size is
+    in), its other claims for `decide` (`rest`). A range says nothing of one size."""
+    names = sorted(e for e in p.pending if entities is None or e in entities)
+    keys: dict[tuple[str, str], None] = {}
+    for entity in names:
+        for c in p.pending.pop(entity):
+            if c.is_range:
+                continue
+            if c.attribute == "series":
+                p.by_key[(entity, "series")].append(_vote(c, p.sources, p.tier))
+                keys[(entity, "series")] = None
+            else:
+                p.rest[entity].append(c)
+    _membership(p, keys)
+
+
+def _membership(p: Plan, keys: Iterable[tuple[str, str]]) -> None:
+    """Decide the series keys `keys` into `p.facts`, their conflict rows into `p.series_conflicts`."""
+    for key in sorted(keys):
+        fact, rows = _decide(key, p.kinds[key[0]], p.by_key[key], p.official, p.tier, p.know, p.facts)
+        p.facts[key] = fact
+        p.series_conflicts.extend(rows)
 
 
 def _series_keys(by_key: Iterable[tuple[str, str]], kinds: Mapping[str, str]) -> dict[str, list[tuple[str, str]]]:
@@ -329,7 +353,8 @@ def last_checks(
 def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     """Check and decide every key (only those of `entities`, when given) into `p.facts`, rank
     by rank (`_votes`). A key's checks read only facts of its own entity, decided before it (a
-    count after the model, its series in `plan`), and the votes of its series (from `plan`)."""
+    count after the model, its series first, `_admit`), and the votes of its series (from `plan`)."""
+    _admit(p, entities)
     facts, by_key, know, official, tier = p.facts, p.by_key, p.know, p.official, p.tier
     conflicts = [c for c in p.series_conflicts if entities is None or c.entity in entities]
     rivals: dict[tuple[str, str], Claim] = {}
@@ -356,6 +381,7 @@ def let_go(p: Plan) -> None:
     p.facts.clear()
     p.inheritable.clear()
     p.rest.clear()
+    p.pending.clear()
     p.about.clear()
     p.series_dates.clear()
 
@@ -447,6 +473,7 @@ def divide(
     `besides` is other work the first set's process does, as a share of deciding every entity
     (not only those `within`): the first set is smaller by it, more so the fewer entities there
     are to decide."""
+    _admit(p, within)
     root = _groups(p).__getitem__
     # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits.
     work: Counter[str] = Counter({entity: len(claims) for entity, claims in p.rest.items()})
@@ -455,7 +482,7 @@ def divide(
             work[entity] += len(votes)
     for (entity, attribute), fact in p.facts.items():
         inherits = attribute == "series" and entity in p.official and fact.value_text
-        work[entity] += 1 + (len(p.inheritable.get(fact.value_text or "", ())) if inherits else 0)
+        work[entity] += 1 + (len(_inheritable(p, fact.value_text or "")) if inherits else 0)
     # Each part is a run of entities in name order, cut where no group goes on past the cut: the
     # facts tables of the parts then follow each other in the whole's order (`merge`).
     ordered = sorted(e for e in p.kinds if within is None or e in within)
@@ -907,20 +934,19 @@ def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> lis
 # ------------------------------------------------------------------------- inheritance
 
 
-def _inheritable(
-    by_key: Mapping[tuple[str, str], list[_Vote]], series_keys: Mapping[str, list[tuple[str, str]]]
-) -> dict[str, list[_Vote]]:
-    """For each series, the votes a size of it inherits (`_inherit`), taken before any check
-    lowers a series' own votes: the parts of a build (`divide`) decide in any order."""
-    votes: dict[str, list[_Vote]] = defaultdict(list)
-    for series, attribute in sorted(key for keys in series_keys.values() for key in keys):
-        for v in by_key[(series, attribute)]:
-            if not v.claim.is_range:
-                votes[series].append(
-                    _Vote(
-                        v.claim, v.source_kind, v.weight * INHERIT_FACTOR, v.as_of, inherited_from=series, voice=v.voice
-                    )
-                )
+def _inheritable(p: Plan, series: str) -> list[_Vote]:
+    """The votes a size of `series` inherits (`_inherit`), made once. Each is weighed as `plan`
+    weighed the series' own vote, before any check lowered it: the parts of a build (`divide`)
+    decide in any order."""
+    votes = p.inheritable.get(series)
+    if votes is None:
+        votes = p.inheritable[series] = []
+        for key in sorted(p.series_keys.get(series, ())):
+            for c in (v.claim for v in p.by_key[key]):
+                if not c.is_range:
+                    own = _vote(c, p.sources, p.tier)
+                    weight = own.weight * INHERIT_FACTOR
+                    votes.append(_Vote(c, own.source_kind, weight, own.as_of, inherited_from=series, voice=own.voice))
     return votes
 
 
@@ -939,7 +965,7 @@ def _inherit(p: Plan, entities: Container[str] | None = None) -> list[tuple[str,
             continue
         if entities is not None and size not in entities:
             continue
-        for v in p.inheritable.get(fact.value_text, ()):
+        for v in _inheritable(p, fact.value_text):
             key = (size, v.claim.attribute)
             # Each size's own copy: the checks lower the weight of the votes of one key.
             p.by_key[key].append(
