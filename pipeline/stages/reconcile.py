@@ -16,7 +16,7 @@ import hashlib
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter, itemgetter
 
@@ -473,16 +473,20 @@ def divide(
     `besides` is other work the first set's process does, as a share of deciding every entity
     (not only those `within`): the first set is smaller by it, more so the fewer entities there
     are to decide."""
-    _admit(p, within)
     root = _groups(p).__getitem__
-    # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits.
-    work: Counter[str] = Counter({entity: len(claims) for entity, claims in p.rest.items()})
+    # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits
+    # from the series it names. Counted from the claims, not their votes: each part takes its
+    # entities' claims (`_admit`) in the process that decides them.
+    work: Counter[str] = Counter({entity: len(claims) for entity, claims in (*p.rest.items(), *p.pending.items())})
     for (entity, _), votes in p.by_key.items():
         if p.kinds[entity] == "series":
             work[entity] += len(votes)
-    for (entity, attribute), fact in p.facts.items():
-        inherits = attribute == "series" and entity in p.official and fact.value_text
-        work[entity] += 1 + (len(_inheritable(p, fact.value_text or "")) if inherits else 0)
+    inherited: dict[str, int] = {}
+    for entity, series in _series_named(p):
+        if series not in inherited:
+            keys = p.series_keys.get(series, ())
+            inherited[series] = sum(not v.claim.is_range for key in keys for v in p.by_key[key])
+        work[entity] += 1 + (inherited[series] if entity in p.official else 0)
     # Each part is a run of entities in name order, cut where no group goes on past the cut: the
     # facts tables of the parts then follow each other in the whole's order (`merge`).
     ordered = sorted(e for e in p.kinds if within is None or e in within)
@@ -502,6 +506,18 @@ def divide(
         bounds.append(min(after, key=lambda cut: abs(cut[1] - goal))[0] if after else len(ordered))
     bounds.append(len(ordered))
     return [frozenset(ordered[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+def _series_named(p: Plan) -> Iterator[tuple[str, str]]:
+    """Each entity that names a series and the series: as decided, or, for an entity no part
+    has taken yet, as its first claim of one says."""
+    for (entity, attribute), fact in p.facts.items():
+        if attribute == "series" and fact.value_text:
+            yield entity, fact.value_text
+    for entity, claims in p.pending.items():
+        named = next((c.value_text for c in claims if c.attribute == "series" and c.value_text), None)
+        if named:
+            yield entity, named
 
 
 def reconcile(
