@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from pipeline.records import Claim, Diagnostic, Extraction, Mention
 from pipeline.runner import run_normalize
 from pipeline.runner.cache import Cache
 from pipeline.stages.extract import extract
-from pipeline.stages.normalize import Normalized, normalize
+from pipeline.stages.normalize import DocumentClaims, Normalized, context, gather, normalize
 from pipeline.stages.read import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -146,6 +147,37 @@ UNIT_CASES = [
         id="other-25-Gbps",
     ),
 ]
+
+
+def _provenance(c: Claim) -> tuple[object, ...]:
+    return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
+
+
+def test_claims_are_in_provenance_order_whatever_order_the_documents_come_in() -> None:
+    """`gather` joins each document's claims, which are in order, in path order: the same as
+    sorting every claim (document, line, table, row, column, entity, attribute, id)."""
+    forwards = normalized(THIRD_PARTY, LEARN, A100)
+    backwards = normalized(A100, LEARN, THIRD_PARTY)
+    assert forwards.claims == backwards.claims == tuple(sorted(forwards.claims, key=_provenance))
+    assert [c.document for c in forwards.claims][:1] == [f"{FOLDER}/{A100}"]  # gpu-cells.md first
+    assert len({c.document for c in forwards.claims}) == 3
+
+
+def test_a_part_holding_another_documents_claims_has_the_whole_sorted() -> None:
+    """Were a document's part to hold claims under another document's path, joining the parts
+    in path order would not be provenance order: then every claim is sorted."""
+    extractions = [extraction(LEARN), extraction(A100)]
+    ctx = context(extractions)
+    whole = normalize(extractions)
+    learn, gpus = (tuple(c for c in whole.claims if c.document == ex.document.path) for ex in extractions)
+    moved = tuple(replace(c, document=f"{FOLDER}/{A100}") for c in learn[:3])  # under gpu-cells.md's path
+    parts = {
+        f"{FOLDER}/{LEARN}": DocumentClaims(learn[3:] + moved, (), ()),
+        f"{FOLDER}/{A100}": DocumentClaims(gpus, (), ()),
+    }
+    joined = gather(extractions, ctx, parts).claims
+    assert joined == tuple(sorted((*learn[3:], *moved, *gpus), key=_provenance))
+    assert joined[: len(gpus) + len(moved)] == tuple(sorted((*gpus, *moved), key=_provenance))
 
 
 def test_equal_text_in_claims_of_different_documents_is_held_once() -> None:

@@ -327,27 +327,27 @@ def context(
 
 
 def normalize_document(ctx: Context, ex: Extraction) -> DocumentClaims:
-    """Every statement of one document as claims; unknown words become diagnostics."""
+    """Every statement of one document as claims, in provenance order (`gather` joins them);
+    unknown words become diagnostics."""
     work = _Context(know=ctx.know, series=ctx.series, series_models=ctx.models, as_of=ctx.as_of)
     _normalize_document(work, ex)
-    return DocumentClaims(tuple(work.claims), tuple(work.diagnostics), tuple(work.mentions))
+    return DocumentClaims(tuple(sorted(work.claims, key=_provenance)), tuple(work.diagnostics), tuple(work.mentions))
+
+
+def _provenance(c: Claim) -> tuple[object, ...]:
+    return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
 def gather(extractions: Sequence[Extraction], ctx: Context, parts: Mapping[str, DocumentClaims]) -> Normalized:
-    """The documents' parts (by path) as one result, claims in provenance order."""
-    claims = sorted(
-        (c for ex in extractions for c in parts[ex.document.path].claims),
-        key=lambda c: (
-            c.document,
-            c.line,
-            c.table_index or 0,
-            c.row_index or 0,
-            c.column or "",
-            c.entity,
-            c.attribute,
-            c.claim_id,
-        ),
-    )
+    """The documents' parts (by path) as one result, claims in provenance order. Each part's
+    claims are in that order (`normalize_document`), so the parts joined in path order are,
+    unless a part holds claims of another document: only then is the whole sorted (sorting
+    519,067 claims of 10,000 documents in every build took 0.25 s)."""
+    paths = sorted(ex.document.path for ex in extractions)
+    claims = [c for path in paths for c in parts[path].claims]
+    # A part's claims are sorted by document first: its first and last tell whether all are its own.
+    if not all(c[0].document == c[-1].document == path for path in paths if (c := parts[path].claims)):
+        claims.sort(key=_provenance)
     diagnostics = tuple(d for ex in extractions for d in parts[ex.document.path].diagnostics)
     mentions = tuple(m for ex in extractions for m in parts[ex.document.path].mentions)
     prices = tuple(
