@@ -20,7 +20,7 @@ from pipeline.records import Claim, Diagnostic, Extraction, Mention
 from pipeline.runner import run_normalize
 from pipeline.runner.cache import Cache
 from pipeline.stages.extract import extract
-from pipeline.stages.normalize import DocumentClaims, Normalized, context, gather, normalize
+from pipeline.stages.normalize import DocumentClaims, Normalized, context, gather, normalize, provenance_order
 from pipeline.stages.read import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -149,16 +149,12 @@ UNIT_CASES = [
 ]
 
 
-def _provenance(c: Claim) -> tuple[object, ...]:
-    return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
-
-
 def test_claims_are_in_provenance_order_whatever_order_the_documents_come_in() -> None:
     """`gather` joins each document's claims, which are in order, in path order: the same as
     sorting every claim (document, line, table, row, column, entity, attribute, id)."""
     forwards = normalized(THIRD_PARTY, LEARN, A100)
     backwards = normalized(A100, LEARN, THIRD_PARTY)
-    assert forwards.claims == backwards.claims == tuple(sorted(forwards.claims, key=_provenance))
+    assert forwards.claims == backwards.claims == tuple(sorted(forwards.claims, key=provenance_order))
     assert [c.document for c in forwards.claims][:1] == [f"{FOLDER}/{A100}"]  # gpu-cells.md first
     assert len({c.document for c in forwards.claims}) == 3
 
@@ -176,8 +172,8 @@ def test_a_part_holding_another_documents_claims_has_the_whole_sorted() -> None:
         f"{FOLDER}/{A100}": DocumentClaims(gpus, (), ()),
     }
     joined = gather(extractions, ctx, parts).claims
-    assert joined == tuple(sorted((*learn[3:], *moved, *gpus), key=_provenance))
-    assert joined[: len(gpus) + len(moved)] == tuple(sorted((*gpus, *moved), key=_provenance))
+    assert joined == tuple(sorted((*learn[3:], *moved, *gpus), key=provenance_order))
+    assert joined[: len(gpus) + len(moved)] == tuple(sorted((*gpus, *moved), key=provenance_order))
 
 
 def test_equal_text_in_claims_of_different_documents_is_held_once() -> None:

@@ -75,6 +75,7 @@ from pipeline.stages.normalize import (
     Normalized,
     gather,
     normalize_document,
+    provenance_order,
     source_family,
 )
 from pipeline.stages.normalize import context as normalize_context
@@ -474,7 +475,7 @@ def _compute(
     # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
     # decision reconciled in 17.9 s, one deciding all in 16.7 s).
     planned = plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects)
-    claims = tuple(sorted((*resolved, *planned.name_claims), key=_claim_order))
+    claims = tuple(sorted((*resolved, *planned.name_claims), key=provenance_order))
     prices = _price_rows(norm.prices, sources_by_doc)
     # Every claim is known: the documents' table is made now, and without the records their
     # text is let go before the memory of deciding is needed.
@@ -1134,10 +1135,6 @@ def _splits(settings: Settings, documents: int) -> bool:
     """Whether a stage hands half its work to a second process: only with a second core and
     enough documents, since a fork of a small build costs more than it saves."""
     return cores(settings.workers) > 1 and documents >= MIN_PARALLEL
-
-
-def _claim_order(c: Claim) -> tuple[object, ...]:
-    return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
 def manifest(

@@ -331,10 +331,13 @@ def normalize_document(ctx: Context, ex: Extraction) -> DocumentClaims:
     unknown words become diagnostics."""
     work = _Context(know=ctx.know, series=ctx.series, series_models=ctx.models, as_of=ctx.as_of)
     _normalize_document(work, ex)
-    return DocumentClaims(tuple(sorted(work.claims, key=_provenance)), tuple(work.diagnostics), tuple(work.mentions))
+    claims = tuple(sorted(work.claims, key=provenance_order))
+    return DocumentClaims(claims, tuple(work.diagnostics), tuple(work.mentions))
 
 
-def _provenance(c: Claim) -> tuple[object, ...]:
+def provenance_order(c: Claim) -> tuple[object, ...]:
+    """Where a claim comes in the claims table: by document, line, table, row and column, then
+    entity, attribute and id."""
     return (c.document, c.line, c.table_index or 0, c.row_index or 0, c.column or "", c.entity, c.attribute, c.claim_id)
 
 
@@ -347,7 +350,7 @@ def gather(extractions: Sequence[Extraction], ctx: Context, parts: Mapping[str, 
     claims = [c for path in paths for c in parts[path].claims]
     # A part's claims are sorted by document first: its first and last tell whether all are its own.
     if not all(c[0].document == c[-1].document == path for path in paths if (c := parts[path].claims)):
-        claims.sort(key=_provenance)
+        claims.sort(key=provenance_order)
     diagnostics = tuple(d for ex in extractions for d in parts[ex.document.path].diagnostics)
     mentions = tuple(m for ex in extractions for m in parts[ex.document.path].mentions)
     prices = tuple(
