@@ -243,7 +243,15 @@ def _write(
             raise ContractViolation(violations)
         write_json(
             stage / "manifest.json",
-            manifest(sources, result, frames["documents"], stage, key, previous.hashes if previous else None),
+            manifest(
+                sources,
+                result,
+                frames["documents"],
+                stage,
+                key,
+                previous.hashes if previous else None,
+                cores(settings.workers),
+            ),
         )
     except BaseException:
         if apart is not None:  # before its folder goes
@@ -1138,17 +1146,30 @@ def _splits(settings: Settings, documents: int) -> bool:
 
 
 def manifest(
-    sources: Path, result: BuildResult, documents: Any, folder: Path, key: str, known: Mapping[str, str] | None = None
+    sources: Path,
+    result: BuildResult,
+    documents: Any,
+    folder: Path,
+    key: str,
+    known: Mapping[str, str] | None = None,
+    threads: int = 1,
 ) -> dict[str, Any]:
     """What went in and what came out, by content hash: what a no-op build and drift check first,
     and the code that wrote it (what the next build's `Previous` checks).
 
     `documents` is the documents table (a DataFrame with `document` and `sha256`); `known` are
-    the digests of files in `folder` the build already took, by file name."""
-    known = known or {}
+    the digests of files in `folder` the build already took, by file name. The others are hashed
+    by `threads` threads, which read and hash without the interpreter's lock: a large build's
+    files are hundreds of MB, and by now the other cores are idle."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    files = [f"{name}.{suffix}" for name in sorted(result.tables) for suffix in ("csv", "parquet")]
+    todo = [name for name in (*files, *DOCUMENTATION) if name not in (known or {})]
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        hashed = dict(zip(todo, pool.map(lambda name: file_sha256(folder / name), todo), strict=True))
 
     def file_hash(name: str) -> str:
-        return known.get(name) or file_sha256(folder / name)
+        return (known or {}).get(name) or hashed[name]
 
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
     for name in SIDE_INPUTS:
