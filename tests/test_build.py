@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -413,14 +414,31 @@ def test_the_tables_an_edit_leaves_alone_keep_their_csv_files(seeds: Path, tmp_p
     assert _files(out) == _files(scratch)
 
 
-def test_an_output_edited_by_hand_is_rebuilt(seeds: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "edit"),
+    [
+        ("vm_sizes.csv", lambda data: data.replace(b"Standard_ND40rs_v2", b"Standard_ND41rs_v2")),
+        ("facts.parquet", lambda data: data[:-9] + bytes([data[-9] ^ 1]) + data[-8:]),  # a byte of its footer
+        ("report.html", lambda data: data + b"<!-- edited -->"),
+        ("claims.csv", None),  # removed
+    ],
+    ids=["a CSV edited", "a Parquet file edited", "the report edited", "a file removed"],
+)
+def test_an_output_edited_by_hand_is_rebuilt(
+    name: str, edit: Callable[[bytes], bytes] | None, seeds: Path, tmp_path: Path
+) -> None:
+    """A build with nothing changed in the sources checks every file the manifest lists against
+    its digest: one edited or removed is written again."""
     out = tmp_path / "output"
     build(seeds, out)
-    original = (out / "vm_sizes.csv").read_bytes()
-    (out / "vm_sizes.csv").write_bytes(original.replace(b"Standard_ND40rs_v2", b"Standard_ND41rs_v2"))
+    original = (out / name).read_bytes()
+    if edit is None:
+        (out / name).unlink()
+    else:
+        (out / name).write_bytes(edit(original))
     result = build(seeds, out)
     assert not result.up_to_date
-    assert (out / "vm_sizes.csv").read_bytes() == original
+    assert (out / name).read_bytes() == original
 
 
 def test_a_rebuild_from_scratch_can_be_asked_for(seeds: Path, tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ def build(
         recover(out)
         inputs, found, key = _survey(sources, settings)
         clock.lap("survey")
-        if settings.incremental and (previous := _unchanged(out, key)) is not None:
+        if settings.incremental and (previous := _unchanged(out, key, cores(settings.workers))) is not None:
             return replace(previous, timings=clock.laps, peaks=clock.peaks)  # forked nothing
         # Imported here, not at the top: pandera takes seconds to import, and only a build
         # that has something to do needs it (`_write`).
@@ -289,7 +289,7 @@ def unchanged(sources: Path, out: Path, settings: Settings = Settings()) -> Buil
     """The summary of `out` when a build of `sources` would write exactly what it holds: the
     same inputs, settings, code and libraries (the build key), every file as the manifest lists
     it. Builds are deterministic, so that is a complete answer without building; None otherwise."""
-    return _unchanged(Path(out), _survey(Path(sources), settings)[2])
+    return _unchanged(Path(out), _survey(Path(sources), settings)[2], cores(settings.workers))
 
 
 def _survey(sources: Path, settings: Settings) -> tuple[list[Input], list[Diagnostic], str]:
@@ -319,21 +319,19 @@ def build_key(sources: Path, inputs: Sequence[Input], found: Sequence[Diagnostic
     return digest.hexdigest()
 
 
-def _unchanged(out: Path, key: str) -> BuildResult | None:
+def _unchanged(out: Path, key: str, threads: int = 1) -> BuildResult | None:
     """The previous build's summary when `out` was built from exactly these inputs and every
-    file the manifest lists is still there, unaltered; otherwise None (build again)."""
+    file the manifest lists is still there, unaltered (hashed by `threads` threads,
+    `_digests`); otherwise None (build again)."""
     try:
         listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
         if listing.get("build_key") != key:
             return None
-        for name, entry in listing["outputs"].items():
-            if file_sha256(out / f"{name}.csv") != entry["sha256"]:
-                return None
-            if file_sha256(out / f"{name}.parquet") != entry["parquet_sha256"]:
-                return None
-        for name, entry in listing["documentation"].items():
-            if file_sha256(out / name) != entry["sha256"]:
-                return None
+        listed = {f"{name}.csv": entry["sha256"] for name, entry in listing["outputs"].items()}
+        listed |= {f"{name}.parquet": entry["parquet_sha256"] for name, entry in listing["outputs"].items()}
+        listed |= {name: entry["sha256"] for name, entry in listing["documentation"].items()}
+        if _digests(out, list(listed), threads) != listed:
+            return None
         with open(out / "diagnostics.csv", encoding="utf-8", newline="") as f:
             diagnostics = tuple(
                 Diagnostic(r["severity"], r["code"], r["document"], int(r["line"]) if r["line"] else None, r["message"])  # type: ignore[arg-type]
@@ -1158,15 +1156,10 @@ def manifest(
     and the code that wrote it (what the next build's `Previous` checks).
 
     `documents` is the documents table (a DataFrame with `document` and `sha256`); `known` are
-    the digests of files in `folder` the build already took, by file name. The others are hashed
-    by `threads` threads, which read and hash without the interpreter's lock: a large build's
-    files are hundreds of MB, and by now the other cores are idle."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    the digests of files in `folder` the build already took, by file name; the others are hashed
+    by `threads` threads (`_digests`): by now the build's other processes are done."""
     files = [f"{name}.{suffix}" for name in sorted(result.tables) for suffix in ("csv", "parquet")]
-    todo = [name for name in (*files, *DOCUMENTATION) if name not in (known or {})]
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        hashed = dict(zip(todo, pool.map(lambda name: file_sha256(folder / name), todo), strict=True))
+    hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in (known or {})], threads)
 
     def file_hash(name: str) -> str:
         return (known or {}).get(name) or hashed[name]
@@ -1193,6 +1186,15 @@ def manifest(
         "outputs": outputs,
         "documentation": {name: {"sha256": file_hash(name)} for name in DOCUMENTATION},
     }
+
+
+def _digests(folder: Path, names: Sequence[str], threads: int) -> dict[str, str]:
+    """The SHA-256 digest of each file `names` lists in `folder`, by `threads` threads: hashlib
+    and the reads let go of the interpreter's lock, and a large build's files are hundreds of MB."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        return dict(zip(names, pool.map(lambda name: file_sha256(folder / name), names), strict=True))
 
 
 def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> list[Diagnostic]:
