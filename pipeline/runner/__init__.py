@@ -1158,11 +1158,12 @@ def manifest(
     `documents` is the documents table (a DataFrame with `document` and `sha256`); `known` are
     the digests of files in `folder` the build already took, by file name; the others are hashed
     by `threads` threads (`_digests`): by now the build's other processes are done."""
+    known = known or {}
     files = [f"{name}.{suffix}" for name in sorted(result.tables) for suffix in ("csv", "parquet")]
-    hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in (known or {})], threads)
+    hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads)
 
     def file_hash(name: str) -> str:
-        return (known or {}).get(name) or hashed[name]
+        return known.get(name) or hashed[name]
 
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
     for name in SIDE_INPUTS:
