@@ -183,7 +183,7 @@ def _variant_tokens(spelled: set[str]) -> Counter[str]:
 def _names(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, _Name]:
     out: dict[str, _Name] = {}
     # What a document says of each name it writes, looked up once per document, not per claim.
-    voice = {path: (src.copy_of or path, src.kind == "api_catalog") for path, src in sources.items()}
+    voice = {path: (src.voice, src.kind == "api_catalog") for path, src in sources.items()}
     for c in claims:
         if c.entity_kind != "size" or c.method in _RULES:
             continue

@@ -213,7 +213,8 @@ def plan(
     name_claims = _name_claims(claims, sources, know, follows) + from_siblings
     rules = rule_agreement(claims, name_claims, sources) | sibling_rates
     suspects = suspects or {}
-    official = {c.entity for c in claims if sources[c.document].kind in AUTHORITATIVE} - set(suspects)
+    documents = _official(sources)
+    official = {c.entity for c in claims if c.document in documents} - set(suspects)
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     kinds: dict[str, str] = {}
     pending: dict[str, list[Claim]] = defaultdict(list)
@@ -775,8 +776,9 @@ def rule_agreement(
     that a value the naming convention derives equals what an official page states for the
     same size, over every size where both exist (at least SIBLING_PAIRS of them)."""
     stated: dict[tuple[str, str], list[Claim]] = defaultdict(list)
+    documents = _official(sources)
     for c in claims:
-        if c.entity_kind == "size" and c.method != "derived" and sources[c.document].kind in AUTHORITATIVE:
+        if c.entity_kind == "size" and c.method != "derived" and c.document in documents:
             stated[(c.entity, c.attribute)].append(c)
     agree: Counter[tuple[str, str]] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
