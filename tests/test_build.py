@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import os
 import re
 import shutil
 import sys
@@ -269,8 +270,9 @@ def test_a_build_breaking_its_contract_fails_and_keeps_the_previous_output(
     build(src, out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     assert {"vm_sizes.parquet", *DOCUMENTATION, "manifest.json"} <= set(before)
-    # The next build would write a size twice.
-    (src / "ndv2.md").write_text((src / "ndv2.md").read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    # The next build, of a changed value, would write a size twice.
+    page = src / "ndv2.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
     _duplicate_a_size(monkeypatch)
     with pytest.raises(ContractViolation) as caught:
         build(src, out)
@@ -499,18 +501,9 @@ def test_incremental_builds_after_edits_across_a_generated_corpus_match_builds_f
     assert _files(out) == _files(scratch)
 
 
-@pytest.mark.parametrize(
-    ("edit", "decided"),
-    [("third-party value", 1), ("line appended", 0), ("official value", 2), ("series value", 26)],
-)
-def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: int, tmp_path: Path) -> None:
-    """The decisions of entities whose inputs an edit leaves alone are the last build's; the
-    tables must still be exactly what a build from scratch writes. A value decides again the
-    bucket of its size only, not every size its page states (a document is read by the claims
-    it states about each entity); a line that states nothing decides nothing again. An official
-    value also moves the rules' measured agreement, which the confidences of sizes in other
-    buckets read: one more here. Every bucket reads the series' values (a size inherits them),
-    so a series' value decides every bucket again."""
+def _generated_and_built(tmp_path: Path) -> tuple[Path, Path, list[Path]]:
+    """A generated corpus of 90 documents, built once with a cache: its folder, the output and
+    its pages (not the includes)."""
     from bench import corpus
 
     sources = tmp_path / "corpus"
@@ -518,10 +511,34 @@ def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: i
     out = tmp_path / "output"
     build(sources, out)
     pages = sorted(p for p in sources.rglob("*.*") if p.suffix in (".md", ".txt") and "includes" not in p.parts)
-    if edit == "line appended":
-        page = pages[3]
-        page.write_text(page.read_text("utf-8") + "\nEdited.\n", "utf-8")
-    elif edit == "series value":  # an include's `| Remote Storage | 64 Disks |`: its series' data disks
+    return sources, out, pages
+
+
+_CELL = re.compile(r"\| (\d+) \|")
+
+
+def _one_more(page: Path) -> None:
+    """The first whole number alone in a cell of `page`, one more."""
+    text = page.read_text("utf-8")
+    cell = _CELL.search(text)
+    assert cell is not None
+    page.write_text(text[: cell.start(1)] + str(int(cell[1]) + 1) + text[cell.end(1) :], "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("edit", "decided"),
+    [("third-party value", 1), ("official value", 2), ("series value", 26)],
+)
+def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: int, tmp_path: Path) -> None:
+    """The decisions of entities whose inputs an edit leaves alone are the last build's; the
+    tables must still be exactly what a build from scratch writes. A value decides again the
+    bucket of its size only, not every size its page states (a document is read by the claims
+    it states about each entity). An official
+    value also moves the rules' measured agreement, which the confidences of sizes in other
+    buckets read: one more here. Every bucket reads the series' values (a size inherits them),
+    so a series' value decides every bucket again."""
+    sources, out, pages = _generated_and_built(tmp_path)
+    if edit == "series value":  # an include's `| Remote Storage | 64 Disks |`: its series' data disks
         includes = sorted(sources.rglob("includes/*-series-specs.md"))
         page = next(p for p in includes if re.search(r"\| Remote Storage +\| \d+ Disks", p.read_text("utf-8")))
         text = page.read_text("utf-8")
@@ -530,19 +547,76 @@ def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: i
         page.write_text(text[: disks.start(1)] + str(int(disks[1]) // 2) + text[disks.end(1) :], "utf-8")
     else:
         folder = "third-party" if edit == "third-party value" else "official"
-        page = next(
-            p for p in pages if p.parts[-2].startswith(folder) and re.search(r"\| \d+ \|", p.read_text("utf-8"))
-        )
-        text = page.read_text("utf-8")
-        cell = re.search(r"\| (\d+) \|", text)
-        assert cell is not None
-        page.write_text(text[: cell.start(1)] + str(int(cell[1]) + 1) + text[cell.end(1) :], "utf-8")
+        _one_more(next(p for p in pages if p.parts[-2].startswith(folder) and _CELL.search(p.read_text("utf-8"))))
     result = build(sources, out)
     reused, buckets = result.cache.reused["reconcile"]
     assert buckets == 26 and buckets - reused == decided
     scratch = tmp_path / "scratch"
     build(sources, scratch, settings=runner.Settings(incremental=False))
     assert _files(out) == _files(scratch)
+
+
+@pytest.mark.parametrize(
+    ("edit", "taken"),
+    [
+        ("a line appended", True),
+        ("a line appended, facts.csv edited by hand", False),
+        ("a line appended, a publisher's trust changed", False),
+        ("a value changed", False),
+    ],
+)
+def test_an_edit_that_changes_no_claim_takes_the_reconciled_tables_from_the_output_it_replaces(
+    edit: str, taken: bool, tmp_path: Path
+) -> None:
+    """When all that the stages after normalize read is what made the output a build replaces
+    (every claim, mention and price, the sources as classified, the upstream lock, the code),
+    the claims, facts, vm_sizes and conflicts tables are that output's own files, linked, not
+    made again. A file edited by hand, a changed registry or a changed value makes them again.
+    Either way, every file is what a build from scratch writes."""
+    sources, out, pages = _generated_and_built(tmp_path)
+    if edit == "a value changed":
+        _one_more(next(p for p in pages if _CELL.search(p.read_text("utf-8"))))
+    else:
+        pages[3].write_text(pages[3].read_text("utf-8") + "\nEdited.\n", "utf-8")
+    if "facts.csv" in edit:
+        (out / "facts.csv").write_text("entity\nedited by hand\n", "utf-8")
+    if "trust" in edit:
+        registry = sources / "registry.toml"
+        text = registry.read_text("utf-8")
+        assert 'publisher = "unknown third party"' in text
+        registry.write_text(text.replace('licence = "unknown"', 'licence = "unknown"\ntrust = 0.1', 1), "utf-8")
+    files = {name: os.stat(out / f"{name}.parquet").st_ino for name in runner.TAKEN_TABLES}
+    result = build(sources, out)
+    assert {name: os.stat(out / f"{name}.parquet").st_ino == ino for name, ino in files.items()} == dict.fromkeys(
+        runner.TAKEN_TABLES, taken
+    )
+    scratch = build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
+    assert _files(out) == _files(tmp_path / "scratch")
+    assert (result.tables, result.diagnostics, result.labels) == (scratch.tables, scratch.diagnostics, scratch.labels)
+
+
+def test_a_build_that_takes_the_reconciled_tables_gives_what_they_were_made_with(tmp_path: Path) -> None:
+    """On the real pages: a line appended to a Learn page changes no claim, so the tables are
+    taken, and the build still gives the calibration labels and every diagnostic that a build
+    from scratch gives."""
+    from tests.conftest import SOURCES
+
+    sources = tmp_path / "sources"
+    shutil.copytree(SOURCES, sources)
+    out = tmp_path / "output"
+    build(sources, out)
+    page = next(p for p in sorted(sources.rglob("*.md")) if p.read_text("utf-8").startswith("---"))
+    page.write_text(page.read_text("utf-8") + "\nA line appended.\n", "utf-8")
+    facts = os.stat(out / "facts.parquet").st_ino
+    result = build(sources, out)
+    assert os.stat(out / "facts.parquet").st_ino == facts, "the facts were taken"
+    scratch = build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
+    assert _files(out) == _files(tmp_path / "scratch")
+    assert len(result.labels) > 10 and result.labels == scratch.labels
+    assert result.diagnostics == scratch.diagnostics and result.tables == scratch.tables
+    # Those the stages after normalize gave are kept beside the tables: a size named, not built,
+    # and a name that looks like a size's.
+    assert {"size_not_built", "suspect_size_name"} <= {d.code for d in result.diagnostics}
 
 
 def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of_its_own(
@@ -746,7 +820,7 @@ def test_a_memo_writer_killed_loses_the_cache_not_the_build(tmp_path: Path, monk
     assert (tmp_path / "output" / "manifest.json").is_file()
     monkeypatch.setattr(Memo, "write", written)
     page = sources / "seeds" / "seed-ndv2-series-2020.txt"
-    page.write_text(page.read_text(encoding="utf-8") + "\nEdited.\n", encoding="utf-8")
+    page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
     again = build(sources, tmp_path / "output", settings=settings)
     assert again.cache is not None and again.cache.lost == []
     assert again.cache.reused["reconcile"] == (0, 0), "no bucket kept to look up: every one decided"

@@ -180,6 +180,38 @@ def test_a_frame_of_iterators_given_its_rows_is_the_frame_of_lists() -> None:
     assert lazy["note"].isna().tolist() == [True, True]
 
 
+def test_a_table_read_back_from_its_file_is_the_frame_it_was_written_from(tmp_path: Path) -> None:
+    """A build that takes a table from the output it replaces gives the report that table read
+    from its Parquet file: it must be the frame the table was written from, dtype for dtype, or
+    the page would differ. With `where`, only the rows whose value in that column is listed."""
+    import pandas as pd
+
+    from pipeline.outputs.schema import Column
+
+    columns = [
+        Column("claim_id", "string", "an id"),
+        Column("vcpus", "int", "vCPUs"),
+        Column("memory_gib", "float", "memory"),
+        Column("stale", "bool", "stale"),
+        Column("as_of", "date", "a date"),
+    ]
+    made = write.frame(
+        {
+            "claim_id": ["c1", "c2", None, "c4"],
+            "vcpus": [40, None, 6, 0],
+            "memory_gib": [672.0, 1.5, None, 0.1 + 0.2],
+            "stale": [True, None, False, False],
+            "as_of": [dt.date(2020, 5, 1), None, dt.date(2024, 7, 31), dt.date(2019, 1, 2)],
+        },
+        columns,
+    )
+    write.write_table(made, columns, "claims", tmp_path)
+    pd.testing.assert_frame_equal(write.read_frame(tmp_path / "claims.parquet", columns), made)
+    picked = write.read_frame(tmp_path / "claims.parquet", columns, where=("claim_id", {"c4", "c1", "c9"}))
+    pd.testing.assert_frame_equal(picked, made.iloc[[0, 3]].reset_index(drop=True))
+    assert write.read_frame(tmp_path / "claims.parquet", columns[:2], where=("claim_id", set())).empty
+
+
 def test_a_frame_joined_from_parts_writes_the_bytes_of_the_whole(tmp_path: Path) -> None:
     """A large build joins the facts of two processes into one frame, whose text columns then
     hold one Arrow chunk per part. Parquet's pages follow the chunks, so the table must be

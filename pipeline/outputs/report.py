@@ -532,6 +532,10 @@ FACT_COLUMNS = (
 )
 """The columns of the facts table the page shows: a fact's row holds only these."""
 
+READS = {"claims": CLAIM_COLUMNS, "facts": FACT_COLUMNS}
+"""Of the two largest tables, the only columns the page reads (a caller that reads the tables
+from their files need read no other); of the others, it reads every column."""
+
 
 def _dicts(df: pd.DataFrame, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """What `to_dict("records")` gives (pd.NA for nulls), column by column: several times faster;

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -153,10 +153,7 @@ class Previous:
             return False
         target = folder / f"{name}.csv"
         try:
-            try:
-                os.link(self.folder / f"{name}.csv", target)
-            except OSError:  # a file system without hard links
-                shutil.copyfile(self.folder / f"{name}.csv", target)
+            self.link(target.name, folder)
             # What was taken is checked, not what was there before: the file may have been edited.
             taken = file_sha256(target)
             if taken == entry.get("sha256"):
@@ -166,6 +163,43 @@ class Previous:
             pass
         target.unlink(missing_ok=True)
         return False
+
+    def link(self, file: str, folder: Path) -> None:
+        """The previous output's `file` into `folder`, as a hard link (a copy where the file
+        system has none): the file is not read."""
+        try:
+            os.link(self.folder / file, folder / file)
+        except OSError:
+            shutil.copyfile(self.folder / file, folder / file)
+
+
+def read_frame(path: Path, columns: Sequence[Column], where: tuple[str, Collection[str]] | None = None) -> pd.DataFrame:
+    """A table this module wrote, read back as the DataFrame `frame` made it from: the same
+    dtypes (strings backed by Arrow, nullable Int64, Float64 and boolean, dates as objects), so
+    that what is made from it is made alike. With `where` (a column and values), only the rows
+    whose value in that column is one of those."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=[c.name for c in columns])
+    if where is not None:
+        column, values = where
+        table = table.filter(
+            pc.is_in(table[column], value_set=pa.array(sorted(values), table.schema.field(column).type))
+        )
+    masked: dict[str, Any] = {"int": pd.Int64Dtype(), "float": pd.Float64Dtype(), "bool": pd.BooleanDtype()}
+    out: dict[str, Any] = {}
+    for c in columns:
+        array = table.column(c.name).combine_chunks()
+        if c.type == "string":
+            out[c.name] = pd.Series(pd.arrays.ArrowStringArray(array.cast(pa.large_string())))
+        elif c.type in masked:
+            out[c.name] = pd.Series(masked[c.type].__from_arrow__(array))
+        else:  # dates, as `datetime.date` objects
+            out[c.name] = pd.Series(array.to_pandas(date_as_object=True), dtype=_PANDAS[c.type])
+    return pd.DataFrame(out, columns=[c.name for c in columns], copy=False)
 
 
 def _arrow_table(df: pd.DataFrame, schema: pa.Schema, consume: bool) -> pa.Table:

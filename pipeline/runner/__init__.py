@@ -37,6 +37,7 @@ from pipeline.outputs.write import (
     file_sha256,
     frame,
     output_lock,
+    read_frame,
     recover,
     staging_folder,
     swap_in,
@@ -154,6 +155,9 @@ def build(
             importlib.import_module(f"pipeline.outputs.{name}")
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
+        # A table the build replaces with the same table keeps its files (`Previous`, `_Reuse`).
+        replaced = Previous.of(out, code_fingerprint()) if cache else None
+        reuse = _Reuse(replaced, cores(settings.workers)) if cache else None
         clock.lap("imports")
         # Every record is in the frames: the result keeps only the summary. The memos are
         # written while the tables are: the build waits for them last. Arrow's allocator gives
@@ -169,8 +173,12 @@ def build(
                 clock=clock,
                 records=False,
                 saving=saving,
+                reuse=reuse,
             )
-            _write(sources, out, settings, clock, result, frames, key)
+            outputs = _write(sources, out, settings, clock, result, frames, key, replaced)
+            if cache and reuse and reuse.decided:  # what the next build may take, now its files are known
+                files = {n: (e["rows"], e["sha256"], e["parquet_sha256"]) for n, e in outputs.items()}
+                cache.put(DECIDED_ENTRY, replace(reuse.decided, tables={n: files[n] for n in TAKEN_TABLES}))
         clock.lap("cache saved, waited for")
     return replace(
         result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks, helpers=tuple(helpers)
@@ -178,30 +186,47 @@ def build(
 
 
 def _write(
-    sources: Path, out: Path, settings: Settings, clock: Clock, result: BuildResult, frames: dict[str, Any], key: str
-) -> None:
+    sources: Path,
+    out: Path,
+    settings: Settings,
+    clock: Clock,
+    result: BuildResult,
+    frames: dict[str, Any],
+    key: str,
+    previous: Previous | None,
+) -> dict[str, Any]:
     """The tables, the report and the documentation into a staging folder, checked against
-    their contracts, then swapped in for `out`."""
+    their contracts, then swapped in for `out`; the manifest's outputs. A table `_Taken` from
+    `previous` is linked from there before anything reads it."""
     from pipeline.outputs import contracts, dictionary, report
 
     stage = staging_folder(out)
+    cols = schema.tables()
+    taken = [name for name, table in frames.items() if isinstance(table, _Taken)]
     # The claims table may be made and written by a process of its own: the report reads the
     # rows it shows, and the contracts check the rest.
     apart = frames["claims"] if isinstance(frames.get("claims"), _ClaimsApart) else None
     if apart is not None:
         frames["claims"] = apart.shown
-    tables = [name for name in schema.tables() if not (apart and name == "claims")]
+    # The contracts check the tables made here; those taken passed them when they were made.
+    tables = [name for name in schema.tables() if name not in taken and not (apart and name == "claims")]
     try:
+        for name in taken:
+            assert previous is not None, "a table is taken from the previous output only when there is one"
+            for suffix in ("csv", "parquet"):
+                previous.link(f"{name}.{suffix}", stage)
         here = os.getpid()
 
         def check() -> list[str]:
-            return contracts.validate(frames, between=give_back, tables=None if apart is None else tables)
+            return contracts.validate(frames, between=give_back, tables=None if apart is None and not taken else tables)
 
         def document() -> None:
             # In a forked process, the frames are its own copy: the report lets them go once
             # it has read them, and the process gives their memory back.
             mine = os.getpid() != here
-            report.write_report(frames, stage / "report.html", consume=mine)
+            report.write_report(
+                _read_back(stage, frames, taken) if taken else frames, stage / "report.html", consume=mine
+            )
             (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
             write_json(stage / "datapackage.json", dictionary.datapackage())
 
@@ -217,9 +242,6 @@ def _write(
         ):
             if not parallel:
                 clock.lap("contracts and report")  # run first, here
-            cols = schema.tables()
-            # A table the build replaces with the same table keeps its CSV (`Previous`).
-            previous = Previous.of(out, code_fingerprint()) if settings.incremental else None
             if apart is not None:
                 apart.write(stage, previous)
             # The contracts and the report have their copy of the frames (or are done): each
@@ -241,18 +263,16 @@ def _write(
             clock.lap("claims table, waited for (it was written beside the others)")
         if violations:
             raise ContractViolation(violations)
-        write_json(
-            stage / "manifest.json",
-            manifest(
-                sources,
-                result,
-                frames["documents"],
-                stage,
-                key,
-                previous.hashes if previous else None,
-                cores(settings.workers),
-            ),
+        listing = manifest(
+            sources,
+            result,
+            frames["documents"],
+            stage,
+            key,
+            previous.hashes if previous else None,
+            cores(settings.workers),
         )
+        write_json(stage / "manifest.json", listing)
     except BaseException:
         if apart is not None:  # before its folder goes
             apart.stop()
@@ -260,6 +280,28 @@ def _write(
         raise
     swap_in(stage, out)
     clock.lap("manifest and swap")
+    return dict(listing["outputs"])
+
+
+def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> dict[str, Any]:
+    """The frames the report reads, with the tables `taken` read back from their files in
+    `stage`, only the columns the report reads (`report.READS`), and of the claims only those
+    some conflict cites, as `_ClaimsApart.shown` keeps them."""
+    from pipeline.outputs.report import READS
+
+    back = dict(frames)
+
+    def read(name: str, where: tuple[str, set[str]] | None = None) -> Any:
+        columns = [c for c in schema.tables()[name] if c.name in READS.get(name, (c.name,))]
+        return read_frame(stage / f"{name}.parquet", columns, where)
+
+    for name in taken:
+        if name != "claims":
+            back[name] = read(name)
+    if "claims" in taken:
+        cited = {i for ids in back["conflicts"]["claims"].dropna() for i in ids.split(" ")}
+        back["claims"] = read("claims", ("claim_id", cited))
+    return back
 
 
 class Clock:
@@ -355,6 +397,7 @@ def compute(
     clock: Clock | None = None,
     records: bool = True,
     saving: contextlib.ExitStack | None = None,
+    reuse: _Reuse | None = None,
 ) -> tuple[BuildResult, dict[str, Any]]:
     """Everything but the writing: the result and one DataFrame per table.
 
@@ -366,10 +409,13 @@ def compute(
     process of its own: its entry is then a `_ClaimsApart`, which `build` hands the folder to
     write into. The memos are written by forked processes while the build goes on, and
     waited for once the tables are made, or when the caller closes `saving` (on an error, they
-    are stopped: an entry is written whole or not at all)."""
+    are stopped: an entry is written whole or not at all). With `reuse` (a build that keeps no
+    records, with a cache), the tables the stages after normalize make are taken from the
+    output the build replaces when those stages would read what made them (`_Reuse`): their
+    entries are then `_Taken`."""
     with contextlib.ExitStack() as own:
         return _compute(
-            sources, settings, progress, cache, inputs, found, clock, own if saving is None else saving, records
+            sources, settings, progress, cache, inputs, found, clock, own if saving is None else saving, records, reuse
         )
 
 
@@ -383,6 +429,7 @@ def _compute(
     clock: Clock | None,
     saving: contextlib.ExitStack,
     records: bool,
+    reuse: _Reuse | None,
 ) -> tuple[BuildResult, dict[str, Any]]:
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
@@ -471,10 +518,25 @@ def _compute(
     diagnostics.extend(norm.diagnostics)
     diagnostics.extend(copy_diags)
     sources_by_doc = {path: replace(src, copy_of=copies.get(path)) for path, src in sources_by_doc.items()}
+    prices = _price_rows(norm.prices, sources_by_doc)
+    whole = None
+    if reuse is not None and cache is not None and stated and not records:
+        whole = _decided_key(stated, norm, sources_by_doc, upstream, settings)
+        if (taken := _taken(cache, reuse, whole)) is not None:
+            lap("reconciled tables taken from the output replaced")
+            diagnostics = sorted({*diagnostics, *taken.diagnostics}, key=diagnostic_order)
+            table = _documents_frame(documents, subjects, taken.claims, sources_by_doc, upstream)
+            small = _small_tables(table, prices, diagnostics, taken.labels)
+            small.update((name, _Taken(rows)) for name, (rows, _, _) in taken.tables.items())
+            frames = {name: small.pop(name) for name in TABLE_ORDER}
+            lap("tables")
+            summary = BuildResult(documents=(), claims=(), diagnostics=tuple(diagnostics), labels=taken.labels)
+            return replace(summary, tables=_rows_of(frames)), frames
     resolved, aliases, alias_diags = resolve_aliases(
         norm.claims, sources_by_doc, (m.written for m in norm.mentions if m.size)
     )
     diagnostics.extend(alias_diags)
+    after = list(alias_diags)  # what the stages after normalize say, for the next build (`_Decided`)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
     lap("aliases")
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
@@ -482,10 +544,10 @@ def _compute(
     # decision reconciled in 17.9 s, one deciding all in 16.7 s).
     planned = plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects)
     claims = tuple(sorted((*resolved, *planned.name_claims), key=provenance_order))
-    prices = _price_rows(norm.prices, sources_by_doc)
     # Every claim is known: the documents' table is made now, and without the records their
     # text is let go before the memory of deciding is needed.
-    documents_table = _documents_frame(documents, subjects, claims, sources_by_doc, upstream)
+    per_document = Counter(c.document for c in claims)
+    documents_table = _documents_frame(documents, subjects, per_document, sources_by_doc, upstream)
     kept_documents = tuple(documents) if records else ()
     del documents
 
@@ -593,8 +655,11 @@ def _compute(
     sizes = _in_order(sizes_parts, ["size"]) if sizes_parts else _sizes_frame([])
     del sizes_parts
     built = set(sizes["size"]) | {a.name for a in aliases if a.certain}
-    diagnostics.extend(_not_built(norm.mentions, built, members))
-    diagnostics = sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message))
+    after += _not_built(norm.mentions, built, members)
+    diagnostics.extend(after)
+    diagnostics = sorted(set(diagnostics), key=diagnostic_order)
+    if reuse is not None and whole is not None:
+        reuse.decided = _Decided(whole, tuple(after), dict(per_document), tuple(labels))
     result = BuildResult(
         documents=kept_documents,
         claims=claims if records else (),
@@ -606,7 +671,6 @@ def _compute(
     )
     # When the caller does not keep the records, those a table was made from are let go as
     # soon as it is made.
-    cols = schema.tables()
     if apart is not None:
         apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims})
         made: dict[str, Any] = {"claims": apart}
@@ -621,20 +685,130 @@ def _compute(
         give_back()
     made["facts"] = _in_order(facts_parts, ["entity", "attribute"])
     del facts_parts
-    made["documents"] = documents_table
     made["vm_sizes"] = sizes
     del sizes
     made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
-    made["prices"] = frame(by_column(prices, cols["prices"]), cols["prices"])
-    made["diagnostics"] = frame(
-        _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
-    )
-    made["calibration"] = frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION)
-    order = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
-    frames = {name: made.pop(name) for name in order}
+    made.update(_small_tables(documents_table, prices, diagnostics, labels))
+    frames = {name: made.pop(name) for name in TABLE_ORDER}
     lap("tables")
-    result = replace(result, tables={k: v.rows if isinstance(v, _ClaimsApart) else len(v) for k, v in frames.items()})
-    return result, frames
+    return replace(result, tables=_rows_of(frames)), frames
+
+
+TABLE_ORDER = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
+"""The tables in the order a build writes them."""
+
+TAKEN_TABLES = ("claims", "vm_sizes", "facts", "conflicts")
+"""The tables the stages after normalize make: what a build may take from the output it
+replaces (`_Reuse`). The others are cheap to make again, and the documents' and the
+diagnostics' depend on more than those stages read."""
+
+
+def _small_tables(
+    documents: Any, prices: Sequence[Mapping[str, Any]], diagnostics: Sequence[Diagnostic], labels: Sequence[Label]
+) -> dict[str, Any]:
+    cols = schema.tables()
+    return {
+        "documents": documents,
+        "prices": frame(by_column(prices, cols["prices"]), cols["prices"]),
+        "diagnostics": frame(
+            _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
+        ),
+        "calibration": frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION),
+    }
+
+
+def _rows_of(frames: Mapping[str, Any]) -> dict[str, int]:
+    return {k: v.rows if isinstance(v, (_ClaimsApart, _Taken)) else len(v) for k, v in frames.items()}
+
+
+def diagnostic_order(d: Diagnostic) -> tuple[str, int, str, str]:
+    return (d.document, d.line or 0, d.code, d.message)
+
+
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """A table taken whole from the output the build replaces (`_Reuse`): its files are linked
+    into the new output, and what reads the table reads them."""
+
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """What the stages after normalize gave besides their tables (`TAKEN_TABLES`), under the
+    digest of all they read (`key`, `_decided_key`), with each table's rows and its files'
+    digests once written (`tables`: rows, CSV, Parquet). The cache keeps the last build's."""
+
+    key: str
+    diagnostics: tuple[Diagnostic, ...]
+    claims: Mapping[str, int]
+    """Claims per document, the rules' too: the documents table counts them."""
+    labels: tuple[Label, ...]
+    tables: Mapping[str, tuple[int, str, str]] = field(default_factory=dict)
+
+
+DECIDED_ENTRY = "decided"
+"""The cache entry that holds the last build's `_Decided`."""
+
+
+@dataclass
+class _Reuse:
+    """What `build` and `compute` share about the output a build replaces (`previous`). When the
+    stages after normalize would read all that made that output's tables (`_Decided.key` in the
+    cache, and the same files), the tables are taken from there, each file checked against the
+    digest the cache and the manifest list; otherwise `decided` is what this build's tables
+    were made with, which the build keeps in the cache once they are written. An edit that
+    changes no claim (a sentence of prose, a line of a page) then decides nothing again."""
+
+    previous: Previous | None
+    threads: int
+    decided: _Decided | None = None
+
+
+def _decided_key(
+    stated: Mapping[str, Mapping[str, str]],
+    norm: Normalized,
+    sources: Mapping[str, Source],
+    upstream: Mapping[str, Locked],
+    settings: Settings,
+) -> str:
+    """A digest of all the stages after normalize read: each document's claims by their digests
+    in the normalize memo (`stated`), the sizes mentioned, the prices, every document's source
+    as classified (its copies found), the upstream lock, the setting they use and the code."""
+    claims = sorted((path, sorted(by_entity.items())) for path, by_entity in stated.items())
+    return digest(
+        code_fingerprint(),
+        settings.stale_after_days,
+        claims,
+        norm.mentions,
+        norm.prices,
+        sorted(sources.items()),
+        sorted(upstream.items()),
+    )
+
+
+def _taken(cache: Cache, reuse: _Reuse, key: str) -> _Decided | None:
+    """The last build's `_Decided` when its key is `key` and the output it replaces holds its
+    tables: each file as the cache and that output's manifest list it (the digests join the
+    manifest's known ones)."""
+    previous = reuse.previous
+    kept = cache.load(DECIDED_ENTRY)
+    if previous is None or not isinstance(kept, _Decided) or kept.key != key or set(kept.tables) != set(TAKEN_TABLES):
+        return None
+    listed: dict[str, str] = {}
+    for name, (rows, csv_sha, parquet_sha) in kept.tables.items():
+        entry = previous.outputs.get(name, {})
+        if (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256")) != (rows, csv_sha, parquet_sha):
+            return None
+        listed |= {f"{name}.csv": csv_sha, f"{name}.parquet": parquet_sha}
+    try:
+        found = _digests(previous.folder, sorted(listed), reuse.threads)
+    except OSError:
+        return None
+    if found != listed:
+        return None
+    previous.hashes.update(found)
+    return kept
 
 
 class _ClaimsApart:
@@ -1263,12 +1437,11 @@ def _joined(values: Iterable[tuple[str, ...]], sep: str) -> Iterator[str | None]
 def _documents_frame(
     documents: Sequence[Document],
     subjects: Mapping[str, str | None],
-    claims: Sequence[Claim],
+    per_doc: Mapping[str, int],
     sources: Mapping[str, Source],
     upstream: Mapping[str, Locked],
 ) -> Any:
     cols = schema.DOCUMENTS
-    per_doc = Counter(c.document for c in claims)
     rows = [
         {
             "document": d.path,
