@@ -557,25 +557,31 @@ def test_an_edit_decides_again_only_the_buckets_it_touches(edit: str, decided: i
 
 
 @pytest.mark.parametrize(
-    ("edit", "taken"),
+    ("edit", "taken", "page"),
     [
-        ("a line appended", True),
-        ("a line appended, facts.csv edited by hand", False),
-        ("a line appended, a publisher's trust changed", False),
-        ("a value changed", False),
+        ("a line appended", True, True),
+        ("a page's title changed", True, False),
+        ("a line appended, facts.csv edited by hand", False, False),
+        ("a line appended, a publisher's trust changed", False, False),
+        ("a value changed", False, False),
     ],
 )
 def test_an_edit_that_changes_no_claim_takes_the_reconciled_tables_from_the_output_it_replaces(
-    edit: str, taken: bool, tmp_path: Path
+    edit: str, taken: bool, page: bool, tmp_path: Path
 ) -> None:
     """When all that the stages after normalize read is what made the output a build replaces
     (every claim, mention and price, the sources as classified, the upstream lock, the code),
     the claims, facts, vm_sizes and conflicts tables are that output's own files, linked, not
     made again. A file edited by hand, a changed registry or a changed value makes them again.
-    Either way, every file is what a build from scratch writes."""
+    The page is taken too when all it shows is the same: a title is shown, so a new title makes
+    it again. Either way, every file is what a build from scratch writes."""
     sources, out, pages = _generated_and_built(tmp_path)
     if edit == "a value changed":
         _one_more(next(p for p in pages if _CELL.search(p.read_text("utf-8"))))
+    elif edit == "a page's title changed":
+        titled = next(p for p in pages if re.search(r"^title: ", p.read_text("utf-8"), re.M))
+        text = re.sub(r"^(title: .*)$", r"\1 (renamed)", titled.read_text("utf-8"), count=1, flags=re.M)
+        titled.write_text(text, "utf-8")
     else:
         pages[3].write_text(pages[3].read_text("utf-8") + "\nEdited.\n", "utf-8")
     if "facts.csv" in edit:
@@ -585,11 +591,13 @@ def test_an_edit_that_changes_no_claim_takes_the_reconciled_tables_from_the_outp
         text = registry.read_text("utf-8")
         assert 'publisher = "unknown third party"' in text
         registry.write_text(text.replace('licence = "unknown"', 'licence = "unknown"\ntrust = 0.1', 1), "utf-8")
-    files = {name: os.stat(out / f"{name}.parquet").st_ino for name in runner.TAKEN_TABLES}
+    files = {f"{name}.parquet": os.stat(out / f"{name}.parquet").st_ino for name in runner.TAKEN_TABLES}
+    files["report.html"] = os.stat(out / "report.html").st_ino
     result = build(sources, out)
-    assert {name: os.stat(out / f"{name}.parquet").st_ino == ino for name, ino in files.items()} == dict.fromkeys(
-        runner.TAKEN_TABLES, taken
-    )
+    assert {name: os.stat(out / name).st_ino == ino for name, ino in files.items()} == {
+        **{f"{name}.parquet": taken for name in runner.TAKEN_TABLES},
+        "report.html": page,
+    }
     scratch = build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
     assert _files(out) == _files(tmp_path / "scratch")
     assert (result.tables, result.diagnostics, result.labels) == (scratch.tables, scratch.diagnostics, scratch.labels)

@@ -348,6 +348,24 @@ def test_of_the_two_largest_tables_the_page_holds_only_the_rows_and_columns_it_s
     assert 0 < len(rows["claims"]) < len(frames["claims"])
 
 
+@pytest.mark.parametrize("limit", [None, 1, 5])
+def test_the_page_reads_no_column_but_those_reads_names(
+    frames: dict[str, pd.DataFrame], page: str, limit: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build that takes the tables and the page of the output it replaces knows a page by the
+    columns `READS` names of those tables (of the documents, not their digests or line counts):
+    given only those columns, the page is the same, however many rows it shows in full."""
+    from pipeline.outputs import report
+
+    if limit is not None:
+        monkeypatch.setattr(report, "SECTION_LIMIT", limit)
+    whole = render_report(frames)
+    assert limit is not None or whole == page
+    only = {n: df[[c for c in df.columns if c in report.READS.get(n, df.columns)]] for n, df in frames.items()}
+    assert set(only["documents"].columns) == set(report.READS["documents"]) < set(frames["documents"].columns)
+    assert render_report(only) == whole
+
+
 @pytest.mark.parametrize("limit", [1, 5, 40])
 def test_rows_the_page_does_not_show_are_held_in_part_and_the_page_is_the_same(
     frames: dict[str, pd.DataFrame], monkeypatch: pytest.MonkeyPatch, limit: int

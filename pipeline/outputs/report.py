@@ -532,9 +532,14 @@ FACT_COLUMNS = (
 )
 """The columns of the facts table the page shows: a fact's row holds only these."""
 
-READS = {"claims": CLAIM_COLUMNS, "facts": FACT_COLUMNS}
-"""Of the two largest tables, the only columns the page reads (a caller that reads the tables
-from their files need read no other); of the others, it reads every column."""
+READS = {
+    "claims": CLAIM_COLUMNS,
+    "facts": FACT_COLUMNS,
+    "documents": ("document", "title", "kind", "publisher", "as_of", "claims", "url"),
+}
+"""Of these tables, the only columns the page reads; of the others, every column. A caller that
+reads the tables from their files need read no other, and one that keeps the page of the last
+build knows what it was made from."""
 
 
 def _dicts(df: pd.DataFrame, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:

@@ -149,15 +149,18 @@ class Previous:
         the previous one and the previous CSV is still the file its manifest lists."""
         entry = self.outputs.get(name, {})
         parquet = self.hashes[f"{name}.parquet"] = file_sha256(folder / f"{name}.parquet")
-        if parquet != entry.get("parquet_sha256"):
-            return False
-        target = folder / f"{name}.csv"
+        return parquet == entry.get("parquet_sha256") and self.take(f"{name}.csv", entry.get("sha256"), folder)
+
+    def take(self, file: str, sha256: str | None, folder: Path) -> bool:
+        """Whether the previous output's `file`, linked into `folder`, is the file whose digest is
+        `sha256`; if not, `folder` does not keep it."""
+        target = folder / file
         try:
-            self.link(target.name, folder)
+            self.link(file, folder)
             # What was taken is checked, not what was there before: the file may have been edited.
             taken = file_sha256(target)
-            if taken == entry.get("sha256"):
-                self.hashes[f"{name}.csv"] = taken
+            if sha256 is not None and taken == sha256:
+                self.hashes[file] = taken
                 return True
         except OSError:
             pass

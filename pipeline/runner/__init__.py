@@ -157,7 +157,7 @@ def build(
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
         # A table the build replaces with the same table keeps its files (`Previous`, `_Reuse`).
         replaced = Previous.of(out, code_fingerprint()) if cache else None
-        reuse = _Reuse(replaced, cores(settings.workers)) if cache else None
+        reuse = _Reuse(replaced, cores(settings.workers), page=_page_kept(cache)) if cache else None
         clock.lap("imports")
         # Every record is in the frames: the result keeps only the summary. The memos are
         # written while the tables are: the build waits for them last. Arrow's allocator gives
@@ -175,10 +175,13 @@ def build(
                 saving=saving,
                 reuse=reuse,
             )
-            outputs = _write(sources, out, settings, clock, result, frames, key, replaced)
-            if cache and reuse and reuse.decided:  # what the next build may take, now its files are known
-                files = {n: (e["rows"], e["sha256"], e["parquet_sha256"]) for n, e in outputs.items()}
-                cache.put(DECIDED_ENTRY, replace(reuse.decided, tables={n: files[n] for n in TAKEN_TABLES}))
+            outputs = _write(sources, out, settings, clock, result, frames, key, reuse)
+            if cache and reuse:  # what the next build may take, now that its files are known
+                if reuse.decided:
+                    files = {n: (e["rows"], e["sha256"], e["parquet_sha256"]) for n, e in outputs.items()}
+                    cache.put(DECIDED_ENTRY, replace(reuse.decided, tables={n: files[n] for n in TAKEN_TABLES}))
+                if reuse.made_page and reuse.made_page != reuse.page:
+                    cache.put(PAGE_ENTRY, reuse.made_page)
         clock.lap("cache saved, waited for")
     return replace(
         result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks, helpers=tuple(helpers)
@@ -193,13 +196,15 @@ def _write(
     result: BuildResult,
     frames: dict[str, Any],
     key: str,
-    previous: Previous | None,
+    reuse: _Reuse | None,
 ) -> dict[str, Any]:
     """The tables, the report and the documentation into a staging folder, checked against
     their contracts, then swapped in for `out`; the manifest's outputs. A table `_Taken` from
-    `previous` is linked from there before anything reads it."""
+    the output replaced (`reuse`) is linked from there before anything reads it, and so is the
+    page when it would be made from what made the last one (`_page_key`)."""
     from pipeline.outputs import contracts, dictionary, report
 
+    previous = reuse.previous if reuse else None
     stage = staging_folder(out)
     cols = schema.tables()
     taken = [name for name, table in frames.items() if isinstance(table, _Taken)]
@@ -210,23 +215,31 @@ def _write(
         frames["claims"] = apart.shown
     # The contracts check the tables made here; those taken passed them when they were made.
     tables = [name for name in schema.tables() if name not in taken and not (apart and name == "claims")]
+    # What the page reads of the tables made here, by content; of the others, their files' digests.
+    small = {n: _content(df) for n, df in _page_inputs(frames).items() if n not in TAKEN_TABLES} if reuse else {}
+    page_taken = False
     try:
         for name in taken:
             assert previous is not None, "a table is taken from the previous output only when there is one"
             for suffix in ("csv", "parquet"):
                 previous.link(f"{name}.{suffix}", stage)
+        if reuse and previous and reuse.page and len(taken) == len(TAKEN_TABLES):
+            page = _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small)
+            page_taken = page == reuse.page[0] and previous.take("report.html", reuse.page[1], stage)
         here = os.getpid()
 
         def check() -> list[str]:
             return contracts.validate(frames, between=give_back, tables=None if apart is None and not taken else tables)
 
         def document() -> None:
-            # In a forked process, the frames are its own copy: the report lets them go once
-            # it has read them, and the process gives their memory back.
-            mine = os.getpid() != here
-            report.write_report(
-                _read_back(stage, frames, taken) if taken else frames, stage / "report.html", consume=mine
-            )
+            if not page_taken:
+                # In a forked process, the frames are its own copy: the report lets them go once
+                # it has read them, and the process gives their memory back.
+                mine = os.getpid() != here
+                shown = _read_back(stage, _page_inputs(frames), taken)
+                if mine:
+                    frames.clear()
+                report.write_report(shown, stage / "report.html", consume=mine)
             (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
             write_json(stage / "datapackage.json", dictionary.datapackage())
 
@@ -238,7 +251,7 @@ def _write(
         parallel = _splits(settings, result.tables.get("documents", 0))
         with (
             beside(check, parallel=parallel, what="contracts") as checked,
-            beside(document, parallel=parallel, what="report"),
+            beside(document, parallel=parallel and not page_taken, what="report"),
         ):
             if not parallel:
                 clock.lap("contracts and report")  # run first, here
@@ -273,6 +286,9 @@ def _write(
             cores(settings.workers),
         )
         write_json(stage / "manifest.json", listing)
+        if reuse is not None:
+            made = {n: listing["outputs"][n]["parquet_sha256"] for n in TAKEN_TABLES}
+            reuse.made_page = (_page_key(made, small), listing["documentation"]["report.html"]["sha256"])
     except BaseException:
         if apart is not None:  # before its folder goes
             apart.stop()
@@ -281,6 +297,33 @@ def _write(
     swap_in(stage, out)
     clock.lap("manifest and swap")
     return dict(listing["outputs"])
+
+
+def _page_inputs(frames: Mapping[str, Any]) -> dict[str, Any]:
+    """The frames as the report is given them: of the documents, only the columns it reads
+    (`report.READS`), so that what made a page is known by what it shows."""
+    from pipeline.outputs.report import READS
+
+    documents = frames["documents"]
+    return {**frames, "documents": documents[[c for c in documents.columns if c in READS["documents"]]]}
+
+
+def _content(df: Any) -> str:
+    """A digest of a frame's columns, dtypes and values (as Python values: the bytes of its
+    buffers may differ where the values do not)."""
+    return digest([str(c) for c in df.columns], [str(t) for t in df.dtypes], [df[c].tolist() for c in df.columns])
+
+
+def _page_key(tables: Mapping[str, object], small: Mapping[str, str]) -> str:
+    """A digest of all a page is made from: the code, the Parquet files' digests of the tables
+    the stages after normalize make, and the others' content (`_page_inputs`)."""
+    return digest(code_fingerprint(), sorted(tables.items()), sorted(small.items()))
+
+
+def _page_kept(cache: Cache) -> tuple[str, str] | None:
+    """The last build's page: its `_page_key` and the digest of its report.html."""
+    kept = cache.load(PAGE_ENTRY)
+    return kept if isinstance(kept, tuple) and len(kept) == 2 and all(isinstance(k, str) for k in kept) else None
 
 
 def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> dict[str, Any]:
@@ -750,19 +793,28 @@ class _Decided:
 DECIDED_ENTRY = "decided"
 """The cache entry that holds the last build's `_Decided`."""
 
+PAGE_ENTRY = "page"
+"""The cache entry that holds the last build's page (`_page_kept`)."""
+
 
 @dataclass
 class _Reuse:
-    """What `build` and `compute` share about the output a build replaces (`previous`). When the
-    stages after normalize would read all that made that output's tables (`_Decided.key` in the
-    cache, and the same files), the tables are taken from there, each file checked against the
-    digest the cache and the manifest list; otherwise `decided` is what this build's tables
-    were made with, which the build keeps in the cache once they are written. An edit that
-    changes no claim (a sentence of prose, a line of a page) then decides nothing again."""
+    """What `build`, `compute` and `_write` share about the output a build replaces (`previous`).
+    When the stages after normalize would read all that made that output's tables
+    (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
+    file checked against the digest the cache and the manifest list; otherwise `decided` is what
+    this build's tables were made with, which the build keeps in the cache once they are
+    written. An edit that changes no claim (a sentence of prose, a line of a page) then decides
+    nothing again; if it changes nothing the page shows either, the page is taken too (`page`)."""
 
     previous: Previous | None
     threads: int
+    page: tuple[str, str] | None = None
+    """The last build's page (`_page_kept`)."""
     decided: _Decided | None = None
+    """What this build made its tables with, when it made them."""
+    made_page: tuple[str, str] | None = None
+    """This build's page, once written."""
 
 
 def _decided_key(
