@@ -705,8 +705,9 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         f"- cold: `out-N` and the parse cache (`{CACHE_DIR}` beside it) removed first. no-op: the same build",
         "  again with nothing changed. one-change: a line appended to one Markdown page with a table"
         + (f" ({changed})" if changed else "")
-        + ", which changes none of its claims. one-value: then, the line removed, the first whole number",
-        "  in a cell of its tables (after the first column) one more, which changes one claim; then the file restored.",
+        + ", which changes none of its claims: the build takes the reconciled tables and the page from the",
+        "  output it replaces. one-value: then, the line removed, the first whole number in a cell of its",
+        "  tables (after the first column) one more, which changes one claim; then the file restored.",
         "- peak RSS MB: peak RSS of the largest process (the build or one of its parse workers), from",
         "  `wait4`'s ru_maxrss; the memory of several processes is not summed. CPU s: user + system time",
         "  of the build and the workers it waited for; above wall time means several cores were used.",
