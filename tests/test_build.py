@@ -603,6 +603,25 @@ def test_an_edit_that_changes_no_claim_takes_the_reconciled_tables_from_the_outp
     assert (result.tables, result.diagnostics, result.labels) == (scratch.tables, scratch.diagnostics, scratch.labels)
 
 
+def test_output_folders_that_share_a_cache_each_take_from_their_own_last_build(tmp_path: Path) -> None:
+    """The default cache is beside the output folder, so two output folders side by side share
+    it: each keeps what its own last build made, and an edit that changes no claim takes the
+    tables however the builds of the two alternate."""
+    from bench import corpus
+
+    sources = {name: tmp_path / f"corpus-{name}" for name in ("a", "b")}
+    for seed, folder in enumerate(sources.values()):
+        corpus.generate(40, folder, seed=seed)
+    for name in ("a", "b", "a"):
+        page = sorted(sources[name].rglob("*.md"))[3]
+        facts = tmp_path / name / "facts.parquet"
+        before = os.stat(facts).st_ino if facts.exists() else None
+        page.write_text(page.read_text("utf-8") + "\nEdited.\n", "utf-8")
+        build(sources[name], tmp_path / name)
+        assert (os.stat(facts).st_ino == before) == (before is not None), f"{name}: taken only once built"
+    assert {p.name for p in tmp_path.iterdir() if p.name.startswith(".")} == {".pipeline-cache", ".a.lock", ".b.lock"}
+
+
 def test_a_build_that_takes_the_reconciled_tables_gives_what_they_were_made_with(tmp_path: Path) -> None:
     """On the real pages: a line appended to a Learn page changes no claim, so the tables are
     taken, and the build still gives the calibration labels and every diagnostic that a build

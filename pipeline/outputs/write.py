@@ -123,8 +123,10 @@ class Previous:
     same code and libraries wrote them (`of`). A table whose Parquet file comes out byte for byte as
     the one listed there is the same table, so its CSV, which the same code makes from the table
     alone, would be the same bytes: it is linked (or copied) from there rather than made again,
-    which was most of the time an edit of one document spent writing. `hashes` are the files'
-    digests this build already knows, for its manifest."""
+    which was most of the time an edit of one document spent writing (`take_csv`). The runner
+    takes whole files from there the same way, each checked against a digest it knows (`take`):
+    the tables an edit changes no claim of, and the page. `hashes` are the files' digests this
+    build already knows, for its manifest."""
 
     folder: Path
     outputs: Mapping[str, Mapping[str, Any]]
@@ -154,12 +156,14 @@ class Previous:
     def take(self, file: str, sha256: str | None, folder: Path) -> bool:
         """Whether the previous output's `file`, linked into `folder`, is the file whose digest is
         `sha256`; if not, `folder` does not keep it."""
+        if sha256 is None:
+            return False
         target = folder / file
         try:
             self.link(file, folder)
             # What was taken is checked, not what was there before: the file may have been edited.
             taken = file_sha256(target)
-            if sha256 is not None and taken == sha256:
+            if taken == sha256:
                 self.hashes[file] = taken
                 return True
         except OSError:
@@ -168,8 +172,8 @@ class Previous:
         return False
 
     def link(self, file: str, folder: Path) -> None:
-        """The previous output's `file` into `folder`, as a hard link (a copy where the file
-        system has none): the file is not read."""
+        """The previous output's `file` into `folder`, as a hard link, or a copy where the file
+        system has none."""
         try:
             os.link(self.folder / file, folder / file)
         except OSError:

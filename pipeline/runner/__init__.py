@@ -25,7 +25,7 @@ from functools import partial
 from multiprocessing.connection import Connection
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pipeline import knowledge
 from pipeline.knowledge.names import parse_size, series_key
@@ -156,33 +156,33 @@ def build(
             importlib.import_module(f"pipeline.outputs.{name}")
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
+        stage = staging_folder(out)
         # A table the build replaces with the same table keeps its files (`Previous`, `_Reuse`).
-        replaced = Previous.of(out, code_fingerprint()) if cache else None
-        reuse = _Reuse(replaced, cores(settings.workers), page=_page_kept(cache)) if cache else None
+        reuse = _Reuse.of(cache, out, stage, cores(settings.workers)) if cache else None
         clock.lap("imports")
         # Every record is in the frames: the result keeps only the summary. The memos are
         # written while the tables are: the build waits for them last. Arrow's allocator gives
         # back what the tables free (`arrow_pool`).
-        with arrow_pool(), contextlib.ExitStack() as saving:
-            result, frames = compute(
-                sources,
-                settings,
-                progress,
-                cache=cache,
-                inputs=inputs,
-                found=found,
-                clock=clock,
-                records=False,
-                saving=saving,
-                reuse=reuse,
-            )
-            outputs = _write(sources, out, settings, clock, result, frames, key, reuse)
-            if cache and reuse:  # what the next build may take, now that its files are known
-                if reuse.decided:
-                    files = {n: (e["rows"], e["sha256"], e["parquet_sha256"]) for n, e in outputs.items()}
-                    cache.put(DECIDED_ENTRY, replace(reuse.decided, tables={n: files[n] for n in TAKEN_TABLES}))
-                if reuse.made_page and reuse.made_page != reuse.page:
-                    cache.put(PAGE_ENTRY, reuse.made_page)
+        try:
+            with arrow_pool(), contextlib.ExitStack() as saving:
+                result, frames = compute(
+                    sources,
+                    settings,
+                    progress,
+                    cache=cache,
+                    inputs=inputs,
+                    found=found,
+                    clock=clock,
+                    records=False,
+                    saving=saving,
+                    reuse=reuse,
+                )
+                outputs = _write(sources, out, stage, settings, clock, result, frames, key, reuse)
+                if cache and reuse:
+                    reuse.keep(cache, outputs)
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)  # gone already when it was swapped in
+            raise
         clock.lap("cache saved, waited for")
     return replace(
         result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks, helpers=tuple(helpers)
@@ -192,6 +192,7 @@ def build(
 def _write(
     sources: Path,
     out: Path,
+    stage: Path,
     settings: Settings,
     clock: Clock,
     result: BuildResult,
@@ -199,14 +200,13 @@ def _write(
     key: str,
     reuse: _Reuse | None,
 ) -> dict[str, Any]:
-    """The tables, the report and the documentation into a staging folder, checked against
-    their contracts, then swapped in for `out`; the manifest's outputs. A table `_Taken` from
-    the output replaced (`reuse`) is linked from there before anything reads it, and so is the
-    page when it would be made from what made the last one (`_page_key`)."""
+    """The tables, the report and the documentation into the staging folder `stage`, checked
+    against their contracts, then swapped in for `out`; the manifest's outputs. A table
+    `_Taken` from the output replaced (`reuse`) is in `stage` already; the page is linked from
+    there too when it would be made from what made the last one (`_page_key`)."""
     from pipeline.outputs import contracts, dictionary, report
 
     previous = reuse.previous if reuse else None
-    stage = staging_folder(out)
     cols = schema.tables()
     taken = [name for name, table in frames.items() if isinstance(table, _Taken)]
     # The claims table may be made and written by a process of its own: the report reads the
@@ -216,14 +216,10 @@ def _write(
         frames["claims"] = apart.shown
     # The contracts check the tables made here; those taken passed them when they were made.
     tables = [name for name in schema.tables() if name not in taken and not (apart and name == "claims")]
-    # What the page reads of the tables made here, by content; of the others, their files' digests.
-    small = {n: _content(df) for n, df in _page_inputs(frames).items() if n not in TAKEN_TABLES} if reuse else {}
     page_taken = False
     try:
-        for name in taken:
-            assert previous is not None, "a table is taken from the previous output only when there is one"
-            for suffix in ("csv", "parquet"):
-                previous.link(f"{name}.{suffix}", stage)
+        # What the page reads of the tables made here, by content; of the others, their files' digests.
+        small = {n: _content(df) for n, df in _page_inputs(frames).items() if n not in TAKEN_TABLES} if reuse else {}
         if reuse and previous and reuse.page and len(taken) == len(TAKEN_TABLES):
             page = _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small)
             page_taken = page == reuse.page[0] and previous.take("report.html", reuse.page[1], stage)
@@ -266,7 +262,9 @@ def _write(
                     write_table(df, cols[name], name, stage, consume=name != "documents", previous=previous)
                 del df
             clock.lap("write tables")
-        if parallel:
+        if parallel and page_taken:
+            clock.lap("contracts, waited for (they ran beside the writing; the page was taken)")
+        elif parallel:
             clock.lap("contracts and report, waited for (they ran beside the writing)")
         violations = checked.result()
         if apart is not None:
@@ -319,12 +317,6 @@ def _page_key(tables: Mapping[str, object], small: Mapping[str, str]) -> str:
     """A digest of all a page is made from: the code, the Parquet files' digests of the tables
     the stages after normalize make, and the others' content (`_page_inputs`)."""
     return digest(code_fingerprint(), sorted(tables.items()), sorted(small.items()))
-
-
-def _page_kept(cache: Cache) -> tuple[str, str] | None:
-    """The last build's page: its `_page_key` and the digest of its report.html."""
-    kept = cache.load(PAGE_ENTRY)
-    return kept if isinstance(kept, tuple) and len(kept) == 2 and all(isinstance(k, str) for k in kept) else None
 
 
 def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> dict[str, Any]:
@@ -562,18 +554,18 @@ def _compute(
     diagnostics.extend(copy_diags)
     sources_by_doc = {path: replace(src, copy_of=copies.get(path)) for path, src in sources_by_doc.items()}
     prices = _price_rows(norm.prices, sources_by_doc)
-    whole = None
+    decided_key = None
     if reuse is not None and cache is not None and stated and not records:
-        whole = _decided_key(stated, norm, sources_by_doc, upstream, settings)
-        if (taken := _taken(cache, reuse, whole)) is not None:
+        decided_key = _decided_key(stated, norm, sources_by_doc, upstream, settings)
+        if (before := _taken(cache, reuse, decided_key)) is not None:
             lap("reconciled tables taken from the output replaced")
-            diagnostics = sorted({*diagnostics, *taken.diagnostics}, key=diagnostic_order)
-            table = _documents_frame(documents, subjects, taken.claims, sources_by_doc, upstream)
-            small = _small_tables(table, prices, diagnostics, taken.labels)
-            small.update((name, _Taken(rows)) for name, (rows, _, _) in taken.tables.items())
+            diagnostics = _sorted_diagnostics([*diagnostics, *before.diagnostics])
+            table = _documents_frame(documents, subjects, before.claims_per_document, sources_by_doc, upstream)
+            small = _small_tables(table, prices, diagnostics, before.labels)
+            small.update((name, _Taken(rows)) for name, (rows, _, _) in before.tables.items())
             frames = {name: small.pop(name) for name in TABLE_ORDER}
             lap("tables")
-            summary = BuildResult(documents=(), claims=(), diagnostics=tuple(diagnostics), labels=taken.labels)
+            summary = BuildResult(documents=(), claims=(), diagnostics=tuple(diagnostics), labels=before.labels)
             return replace(summary, tables=_rows_of(frames)), frames
     norm = normalizing.whole()
     del normalizing
@@ -703,10 +695,9 @@ def _compute(
     del sizes_parts
     built = set(sizes["size"]) | {a.name for a in aliases if a.certain}
     after += _not_built(norm.mentions, built, members)
-    diagnostics.extend(after)
-    diagnostics = sorted(set(diagnostics), key=diagnostic_order)
-    if reuse is not None and whole is not None:
-        reuse.decided = _Decided(whole, tuple(after), dict(per_document), tuple(labels))
+    diagnostics = _sorted_diagnostics([*diagnostics, *after])
+    if reuse is not None and decided_key is not None:
+        reuse.decided = _Decided(decided_key, tuple(after), dict(per_document), tuple(labels))
     result = BuildResult(
         documents=kept_documents,
         claims=claims if records else (),
@@ -753,6 +744,7 @@ diagnostics' depend on more than those stages read."""
 def _small_tables(
     documents: Any, prices: Sequence[Mapping[str, Any]], diagnostics: Sequence[Diagnostic], labels: Sequence[Label]
 ) -> dict[str, Any]:
+    """The tables made the same way whether the others are made or taken."""
     cols = schema.tables()
     return {
         "documents": documents,
@@ -765,11 +757,14 @@ def _small_tables(
 
 
 def _rows_of(frames: Mapping[str, Any]) -> dict[str, int]:
+    """Each table's rows, for the result: a table made apart or taken says how many it has."""
     return {k: v.rows if isinstance(v, (_ClaimsApart, _Taken)) else len(v) for k, v in frames.items()}
 
 
-def diagnostic_order(d: Diagnostic) -> tuple[str, int, str, str]:
-    return (d.document, d.line or 0, d.code, d.message)
+def _sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Each diagnostic once, by document, line, code, message and severity: the whole record,
+    so that the order never falls to how a set happens to iterate."""
+    return sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message, d.severity))
 
 
 @dataclass(frozen=True, slots=True)
@@ -788,17 +783,18 @@ class _Decided:
 
     key: str
     diagnostics: tuple[Diagnostic, ...]
-    claims: Mapping[str, int]
-    """Claims per document, the rules' too: the documents table counts them."""
+    claims_per_document: Mapping[str, int]
+    """The rules' claims too: the documents table counts them."""
     labels: tuple[Label, ...]
     tables: Mapping[str, tuple[int, str, str]] = field(default_factory=dict)
 
 
 DECIDED_ENTRY = "decided"
-"""The cache entry that holds the last build's `_Decided`."""
+"""The cache entry that holds the last build's `_Decided`, one per output folder (`_Reuse.name`)."""
 
 PAGE_ENTRY = "page"
-"""The cache entry that holds the last build's page (`_page_kept`)."""
+"""The cache entry that holds the last build's page, one per output folder: its `_page_key`
+and the digest of its report.html."""
 
 
 @dataclass
@@ -812,13 +808,35 @@ class _Reuse:
     nothing again; if it changes nothing the page shows either, the page is taken too (`page`)."""
 
     previous: Previous | None
+    stage: Path
+    """The folder this build writes into, where the tables taken are linked."""
     threads: int
+    name: str
+    """The output folder's, in the names of its cache entries: the default cache is shared by
+    every output folder beside it, and each keeps what its own last build made."""
     page: tuple[str, str] | None = None
-    """The last build's page (`_page_kept`)."""
+    """The last build's page (`PAGE_ENTRY`)."""
     decided: _Decided | None = None
     """What this build made its tables with, when it made them."""
     made_page: tuple[str, str] | None = None
     """This build's page, once written."""
+
+    @classmethod
+    def of(cls, cache: Cache, out: Path, stage: Path, threads: int) -> _Reuse:
+        name = hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:16]
+        page = cache.load(f"{PAGE_ENTRY}-{name}")
+        if not (isinstance(page, tuple) and len(page) == 2 and all(isinstance(k, str) for k in page)):
+            page = None
+        return cls(Previous.of(out, code_fingerprint()), stage, threads, name, page)
+
+    def keep(self, cache: Cache, outputs: Mapping[str, Any]) -> None:
+        """What the next build may take, now that this one's files are known."""
+        if self.decided:
+            files = {n: (e["rows"], e["sha256"], e["parquet_sha256"]) for n, e in outputs.items()}
+            tables = {n: files[n] for n in TAKEN_TABLES}
+            cache.put(f"{DECIDED_ENTRY}-{self.name}", replace(self.decided, tables=tables))
+        if self.made_page and self.made_page != self.page:
+            cache.put(f"{PAGE_ENTRY}-{self.name}", self.made_page)
 
 
 def _decided_key(
@@ -845,10 +863,11 @@ def _decided_key(
 
 def _taken(cache: Cache, reuse: _Reuse, key: str) -> _Decided | None:
     """The last build's `_Decided` when its key is `key` and the output it replaces holds its
-    tables: each file as the cache and that output's manifest list it (the digests join the
-    manifest's known ones)."""
+    tables, each file as the cache and that output's manifest list it: then the files are
+    linked into the staging folder, each checked there (`Previous.take`), their digests known
+    for the manifest. None otherwise, and the staging folder holds none of them."""
     previous = reuse.previous
-    kept = cache.load(DECIDED_ENTRY)
+    kept = cache.load(f"{DECIDED_ENTRY}-{reuse.name}")
     if previous is None or not isinstance(kept, _Decided) or kept.key != key or set(kept.tables) != set(TAKEN_TABLES):
         return None
     listed: dict[str, str] = {}
@@ -857,14 +876,12 @@ def _taken(cache: Cache, reuse: _Reuse, key: str) -> _Decided | None:
         if (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256")) != (rows, csv_sha, parquet_sha):
             return None
         listed |= {f"{name}.csv": csv_sha, f"{name}.parquet": parquet_sha}
-    try:
-        found = _digests(previous.folder, sorted(listed), reuse.threads)
-    except OSError:
-        return None
-    if found != listed:
-        return None
-    previous.hashes.update(found)
-    return kept
+    taken = _each(sorted(listed), reuse.threads, lambda file: previous.take(file, listed[file], reuse.stage))
+    if all(taken):
+        return kept
+    for file in listed:
+        (reuse.stage / file).unlink(missing_ok=True)
+    return None
 
 
 class _ClaimsApart:
@@ -1346,6 +1363,7 @@ class _Stated:
 
     @property
     def claims(self) -> tuple[Claim, ...]:
+        """Unpickled at each reading: read once."""
         packed = self.packed
         return pickle.loads(packed) if isinstance(packed, bytes) else packed
 
@@ -1455,12 +1473,20 @@ def manifest(
 
 
 def _digests(folder: Path, names: Sequence[str], threads: int) -> dict[str, str]:
-    """The SHA-256 digest of each file `names` lists in `folder`, by `threads` threads: hashlib
-    and the reads let go of the interpreter's lock, and a large build's files are hundreds of MB."""
+    """The SHA-256 digest of each file `names` lists in `folder`, by `threads` threads."""
+    return dict(zip(names, _each(names, threads, lambda name: file_sha256(folder / name)), strict=True))
+
+
+_T = TypeVar("_T")
+
+
+def _each(names: Sequence[str], threads: int, work: Callable[[str], _T]) -> list[_T]:
+    """`work` on each of `names`, by `threads` threads: it hashes files, and hashlib and the
+    reads let go of the interpreter's lock (a large build's files are hundreds of MB)."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        return dict(zip(names, pool.map(lambda name: file_sha256(folder / name), names), strict=True))
+        return list(pool.map(work, names))
 
 
 def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> list[Diagnostic]:
