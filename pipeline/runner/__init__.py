@@ -218,8 +218,9 @@ def _write(
     tables = [name for name in schema.tables() if name not in taken and not (apart and name == "claims")]
     page_taken = False
     try:
+        page_inputs = _page_inputs(frames)
         # What the page reads of the tables made here, by content; of the others, their files' digests.
-        small = {n: _content(df) for n, df in _page_inputs(frames).items() if n not in TAKEN_TABLES} if reuse else {}
+        small = {n: _content(df) for n, df in page_inputs.items() if n not in TAKEN_TABLES} if reuse else {}
         if reuse and previous and reuse.page and len(taken) == len(TAKEN_TABLES):
             page = _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small)
             page_taken = page == reuse.page[0] and previous.take("report.html", reuse.page[1], stage)
@@ -233,9 +234,10 @@ def _write(
                 # In a forked process, the frames are its own copy: the report lets them go once
                 # it has read them, and the process gives their memory back.
                 mine = os.getpid() != here
-                shown = _read_back(stage, _page_inputs(frames), taken)
+                shown = _read_back(stage, page_inputs, taken)
                 if mine:
                     frames.clear()
+                    page_inputs.clear()
                 report.write_report(shown, stage / "report.html", consume=mine)
             (stage / "SCHEMA.md").write_text(dictionary.schema_markdown(), encoding="utf-8", newline="\n")
             write_json(stage / "datapackage.json", dictionary.datapackage())
@@ -804,8 +806,9 @@ class _Reuse:
     (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
     file checked against the digest the cache and the manifest list; otherwise `decided` is what
     this build's tables were made with, which the build keeps in the cache once they are
-    written. An edit that changes no claim (a sentence of prose, a line of a page) then decides
-    nothing again; if it changes nothing the page shows either, the page is taken too (`page`)."""
+    written. An edit that changes no claim (one that moves no statement: a word of prose, a
+    title, lines after the last statement) then decides nothing again; if it changes nothing the
+    page shows either, the page is taken too (`page`)."""
 
     previous: Previous | None
     stage: Path
@@ -1276,9 +1279,9 @@ def run_normalize(
     contributions: Mapping[str, Contribution] | None = None,
     statements: Mapping[str, bytes] | None = None,
 ) -> Normalizing:
-    """`normalize` (`Normalizing.whole`), with each document's claims from `memo` when neither it nor the context it
-    reads changed, and with `split` the other documents shared with a forked process (which
-    takes all but `NORMALIZE_SHARE` of them).
+    """`normalize` (`Normalizing.whole`), with each document's claims from `memo` when neither it
+    nor the context it reads changed, and with `split` the other documents shared with a forked
+    process (which takes all but `NORMALIZE_SHARE` of them).
 
     `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction.
