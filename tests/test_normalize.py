@@ -17,7 +17,7 @@ import pytest
 from pipeline import knowledge
 from pipeline.knowledge.names import parse_size
 from pipeline.records import Claim, Diagnostic, Extraction, Mention
-from pipeline.runner import run_normalize
+from pipeline.runner import _InBag, run_normalize
 from pipeline.runner.cache import Cache
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import DocumentClaims, Normalized, context, gather, normalize, provenance_order
@@ -1073,15 +1073,18 @@ def test_unchanged_documents_keep_their_claims_from_the_memo(tmp_path: Path) -> 
 
 def test_the_claims_the_memo_gives_are_unpickled_only_when_asked_for(tmp_path: Path) -> None:
     """A build that takes its tables from the output it replaces reads only what normalize gave
-    besides the claims (`Normalizing.head`): the memo keeps each document's claims pickled apart."""
-    names = (LEARN, THIRD_PARTY)
+    besides the claims (`Normalizing.head`): the memo keeps a shard's claims in a pickle of
+    their own, unpickled when a document's claims are first read."""
+    names = (LEARN, THIRD_PARTY, A100)
     memo_run(tmp_path, [extraction(n) for n in names])
     memo = Cache(tmp_path).memo("normalize", "test")
     normalizing = run_normalize([extraction(n) for n in names], knowledge.load(), split=False, memo=memo)
-    assert all(isinstance(part.packed, bytes) for part in normalizing.parts.values())
+    bags = [part.packed.bag for part in normalizing.parts.values() if isinstance(part.packed, _InBag)]
+    assert len(bags) == 3 and not any(bag.loaded for bag in bags)
     whole = normalized(*names)
     assert normalizing.head == replace(whole, claims=())
     assert normalizing.whole() == whole
+    assert all(bag.loaded for bag in bags)
 
 
 def test_an_edited_document_is_the_only_one_normalized_again(tmp_path: Path) -> None:

@@ -1296,6 +1296,7 @@ def run_normalize(
     done: dict[str, _Stated] = {}
     keys: dict[str, str] = {}
     if memo is not None:
+        memo.pack = _Stated.bagged
         shared = digest(*ctx.fingerprint())
         for ex in extractions:
             path = ex.document.path
@@ -1348,10 +1349,12 @@ class _Stated:
     decisions reads of the document (`_bucket_keys`). An edit that leaves an entity's claims
     as they were then leaves the decisions about it kept.
 
-    Pickled, the claims are pickled apart (`__reduce__`), and unpickled only when `claims` is
-    read: a memo's entries load without them."""
+    The memo keeps the claims of a shard's documents in one pickle of their own (`bagged`),
+    unpickled when a document's `claims` are first read: a memo's entries load without them,
+    and the documents of a shard still share the strings their claims repeat (pickled one
+    document at a time, the claims of a one-value build at 10,000 documents took 65 MB more)."""
 
-    packed: tuple[Claim, ...] | bytes
+    packed: tuple[Claim, ...] | _InBag
     diagnostics: tuple[Diagnostic, ...]
     mentions: tuple[Mention, ...]
     by_entity: Mapping[str, str]
@@ -1366,20 +1369,51 @@ class _Stated:
 
     @property
     def claims(self) -> tuple[Claim, ...]:
-        """Unpickled at each reading: read once."""
         packed = self.packed
-        return pickle.loads(packed) if isinstance(packed, bytes) else packed
+        return packed.bag.claims()[packed.key] if isinstance(packed, _InBag) else packed
 
     @property
     def head(self) -> DocumentClaims:
         """The document's part without its claims."""
         return DocumentClaims((), self.diagnostics, self.mentions)
 
+    @staticmethod
+    def bagged(shard: dict[str, Any]) -> dict[str, Any]:
+        """A memo shard's entries as it writes them (`Memo.pack`): their claims in one bag."""
+        stated = {key: value for key, value in shard.items() if isinstance(value, _Stated)}
+        bag = _Bag({key: value.claims for key, value in stated.items()})
+        return {**shard, **{key: replace(value, packed=_InBag(bag, key)) for key, value in stated.items()}}
+
+
+class _Bag:
+    """The claims of a memo shard's documents, by key: pickled as one pickle of its own, which
+    is unpickled the first time a document's claims are read."""
+
+    def __init__(self, claims: dict[str, tuple[Claim, ...]] | bytes) -> None:
+        self._claims = claims
+
+    def claims(self) -> dict[str, tuple[Claim, ...]]:
+        if isinstance(self._claims, bytes):
+            self._claims = pickle.loads(self._claims)
+        return self._claims  # type: ignore[return-value]
+
     def __reduce__(self) -> tuple[Any, ...]:
-        packed = self.packed
-        if not isinstance(packed, bytes):
-            packed = pickle.dumps(packed, protocol=pickle.HIGHEST_PROTOCOL)
-        return (_Stated, (packed, self.diagnostics, self.mentions, self.by_entity))
+        claims = self._claims
+        if not isinstance(claims, bytes):
+            claims = pickle.dumps(claims, protocol=pickle.HIGHEST_PROTOCOL)
+        return (_Bag, (claims,))
+
+    @property
+    def loaded(self) -> bool:
+        return not isinstance(self._claims, bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class _InBag:
+    """Where a document's claims are: in `bag` (shared by its shard's documents), under `key`."""
+
+    bag: _Bag
+    key: str
 
 
 def _failed(saved: Sequence[Beside[int]]) -> int:

@@ -18,6 +18,7 @@ import hashlib
 import os
 import pickle
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,9 @@ class Memo:
         self._kept: list[dict[str, Any]] = [{} for _ in range(MEMO_SHARDS)]
         self._replaced: set[int] = set()
         self.hits = self.misses = 0
+        self.pack: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        """What the stage makes of a shard's entries before they are written, if anything (the
+        same keys): the normalize memo keeps a shard's claims in one pickle of their own."""
 
     def _entry(self, shard: int) -> str:
         return f"memo-{self.name}-{shard:02d}"
@@ -209,6 +213,7 @@ class Memo:
                 or (stored is not None and stored.keys() != kept.keys())
                 or shard in self._replaced
             ):
-                payload = pickle.dumps((self.version, kept), protocol=pickle.HIGHEST_PROTOCOL)
+                packed = self.pack(kept) if self.pack is not None else kept
+                payload = pickle.dumps((self.version, packed), protocol=pickle.HIGHEST_PROTOCOL)
                 failed += not self.cache._store(self._entry(shard), payload)
         return failed
