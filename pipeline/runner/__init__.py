@@ -407,8 +407,7 @@ def _unchanged(out: Path, key: str, threads: int = 1) -> BuildResult | None:
         listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
         if listing.get("build_key") != key:
             return None
-        listed = {f"{name}.csv": entry["sha256"] for name, entry in listing["outputs"].items()}
-        listed |= {f"{name}.parquet": entry["parquet_sha256"] for name, entry in listing["outputs"].items()}
+        listed = _files_of(listing["outputs"], listing["outputs"])
         listed |= {name: entry["sha256"] for name, entry in listing["documentation"].items()}
         if _digests(out, list(listed), threads) != listed:
             return None
@@ -576,8 +575,7 @@ def _compute(
     resolved, aliases, alias_diags = resolve_aliases(
         norm.claims, sources_by_doc, (m.written for m in norm.mentions if m.size)
     )
-    diagnostics.extend(alias_diags)
-    after = list(alias_diags)  # what the stages after normalize say, for the next build (`_Decided`)
+    after = list(alias_diags)  # what the stages after normalize say, kept for the next build (`_Decided`)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
     lap("aliases")
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
@@ -835,11 +833,24 @@ class _Reuse:
     def keep(self, cache: Cache, outputs: Mapping[str, Any]) -> None:
         """What the next build may take, now that this one's files are known."""
         if self.decided:
-            files = {n: (e["rows"], e["sha256"], e["parquet_sha256"]) for n, e in outputs.items()}
-            tables = {n: files[n] for n in TAKEN_TABLES}
+            tables = {n: _as_listed(outputs[n]) for n in TAKEN_TABLES}
             cache.put(f"{DECIDED_ENTRY}-{self.name}", replace(self.decided, tables=tables))
         if self.made_page and self.made_page != self.page:
             cache.put(f"{PAGE_ENTRY}-{self.name}", self.made_page)
+
+
+def _as_listed(entry: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """A table's entry in a manifest's outputs: its rows and its CSV's and Parquet file's digests."""
+    return (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256"))
+
+
+def _files_of(outputs: Mapping[str, Mapping[str, Any]], names: Iterable[str]) -> dict[str, str]:
+    """The files of the tables `names`, by file name, with the digests a manifest's outputs list."""
+    return {f"{n}.{suffix}": outputs[n][key] for n in names for suffix, key in SUFFIX_DIGEST}
+
+
+SUFFIX_DIGEST = (("csv", "sha256"), ("parquet", "parquet_sha256"))
+"""A table's two files, and the manifest key of each one's digest."""
 
 
 def _decided_key(
@@ -873,12 +884,9 @@ def _taken(cache: Cache, reuse: _Reuse, key: str) -> _Decided | None:
     kept = cache.load(f"{DECIDED_ENTRY}-{reuse.name}")
     if previous is None or not isinstance(kept, _Decided) or kept.key != key or set(kept.tables) != set(TAKEN_TABLES):
         return None
-    listed: dict[str, str] = {}
-    for name, (rows, csv_sha, parquet_sha) in kept.tables.items():
-        entry = previous.outputs.get(name, {})
-        if (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256")) != (rows, csv_sha, parquet_sha):
-            return None
-        listed |= {f"{name}.csv": csv_sha, f"{name}.parquet": parquet_sha}
+    if any(_as_listed(previous.outputs.get(name, {})) != kept.tables[name] for name in TAKEN_TABLES):
+        return None
+    listed = _files_of(previous.outputs, TAKEN_TABLES)
     taken = _each(sorted(listed), reuse.threads, lambda file: previous.take(file, listed[file], reuse.stage))
     if all(taken):
         return kept
