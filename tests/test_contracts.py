@@ -4,6 +4,8 @@ the column, the rule and an example, in one sentence per problem."""
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +247,22 @@ def test_only_the_tables_asked_for_are_checked_with_what_they_point_at(frames: d
     rest = [name for name in tables() if name != "claims"]
     assert validate({k: v for k, v in bad.items() if k != "claims"}, tables=rest) == [facts_problem]
     assert sorted(validate(bad)) == [claims_problem, facts_problem]
+
+
+def test_checking_a_table_does_not_import_hypothesis_which_stays_importable(tmp_path: Path) -> None:
+    """pandera imports hypothesis (and with it trio and pytest) for data synthesis the contracts
+    never use: in a fresh interpreter, checking a broken table leaves it unimported, finds the
+    problem all the same, and hypothesis still imports afterwards."""
+    script = tmp_path / "check.py"
+    script.write_text(
+        "import sys\n"
+        "import pandas as pd\n"
+        "from pipeline.outputs.contracts import validate\n"
+        "problems = validate({'prices': pd.DataFrame({'size': ['x']})}, tables=['prices'])\n"
+        "print(len(problems) > 0, 'hypothesis' in sys.modules, 'pytest' in sys.modules)\n"
+        "import hypothesis.strategies\n"
+        "print(hypothesis.strategies.integers().example() is not None)\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "False", "False", "True"]

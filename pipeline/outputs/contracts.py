@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import importlib
 import re
+import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import pandera.pandas as pa
@@ -21,6 +23,26 @@ from pandera.errors import SchemaErrors
 from pipeline import knowledge
 from pipeline.knowledge.registry import KINDS, tiers
 from pipeline.outputs import schema
+
+
+def _strategies_without_hypothesis() -> None:
+    """pandera's checks of pandas frames import its data-synthesis strategies, which import
+    hypothesis wherever it is installed (beside the tests, it is), and hypothesis imports trio
+    and pytest: 0.17 s in each process that checks a build's tables, for strategies a contract
+    never uses. Imported once while hypothesis is hidden (a None entry in `sys.modules` makes
+    its import fail), they take it to be absent; hypothesis itself stays importable."""
+    strategies = "pandera.strategies.base_strategies"
+    if "hypothesis" in sys.modules or strategies in sys.modules:
+        return
+    modules = cast(dict[str, Any], sys.modules)
+    modules["hypothesis"] = None
+    try:
+        importlib.import_module(strategies)
+    finally:
+        del modules["hypothesis"]
+
+
+_strategies_without_hypothesis()
 
 STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")
 ENTITY_KINDS = ("size", "series")
