@@ -90,6 +90,18 @@ def test_a_batch_is_quoted_by_its_own_values_not_its_neighbours(
     assert _csv_text(table, tmp_path) == 'text\nNC6\n"the ""v2"""\n"8 x V100, 32 GiB"\nNC6\n\n"a\nb"\n'
 
 
+@pytest.mark.parametrize(
+    ("value", "field"),
+    [("8 x V100, 32 GiB", '"8 x V100, 32 GiB"'), ('the "v2"', '"the ""v2"""'), ("a\rb", '"a\rb"'), ("a\nb", '"a\nb"')],
+    ids=["comma", "quote", "carriage return", "line feed"],
+)
+def test_each_character_that_makes_a_field_quoted_does_so_alone_in_its_column(
+    tmp_path: Path, value: str, field: str
+) -> None:
+    table = pa.table({"text": pa.array(["NC6", value], pa.string())})
+    assert _csv_text(table, tmp_path) == f"text\nNC6\n{field}\n"
+
+
 def _python_field(value: Any) -> Any:
     """What the CSV holds for `value`, as Python's csv module is given it."""
     if isinstance(value, float):
