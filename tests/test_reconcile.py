@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import knowledge
 from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import Source, classify, load_registry
 from pipeline.knowledge.values import format_number
@@ -32,10 +33,12 @@ from pipeline.stages.reconcile import (
     finish,
     forget,
     merge,
+    name_rules,
     name_vcpus_hold,
     plan,
     rates_read,
     reconcile,
+    sibling_claims,
 )
 from tests.conftest import SOURCES
 
@@ -328,6 +331,24 @@ def test_entities_decided_in_parts_and_merged_are_the_whole(
     suspect = next(f for f in merged.facts if (f.entity, f.attribute) == ("Standard_NC40rs_v2", "memory_gib"))
     assert suspect.reason.startswith("Standard_NC40rs_v2 most likely misspells Standard_ND40rs_v2")
     assert "the linked official size Standard_ND40rs_v2 has 672 GiB" in suspect.reason
+
+
+def test_a_plan_given_the_name_rules_and_the_siblings_made_apart_is_the_plan_that_makes_them(
+    evidence: tuple[list[Claim], dict[str, Source]],
+) -> None:
+    """A build makes the names' claims and the siblings' side by side (`name_rules`,
+    `sibling_claims`) and hands both to `plan`: the same rule-made claims, in the same order,
+    the same rules and the same decisions as a plan that makes them itself."""
+    claims, sources = evidence
+    claims = [c for c in claims if c.method != SIBLING]
+    know = knowledge.load()
+    siblings = sibling_claims(claims, sources, know)
+    assert len(siblings[0]) > 10 and siblings[1]
+    given = plan(claims, sources, know, names=name_rules(claims, sources, know), siblings=siblings)
+    made = plan(claims, sources, know)
+    assert given.name_claims == made.name_claims and given.name_claims[-len(siblings[0]) :] == siblings[0]
+    assert given.rules == made.rules and given.follows == made.follows
+    assert finish(given, decide(given)).facts == finish(made, decide(made)).facts
 
 
 def test_buckets_decided_apart_are_the_whole_and_stay_put_when_others_change(

@@ -99,10 +99,12 @@ from pipeline.stages.reconcile import (
     last_checks,
     let_go,
     merge,
+    name_rules,
     plan,
     rates_read,
     reads,
     reconcile,
+    sibling_claims,
 )
 from pipeline.sync import LOCK_FILE, Locked, permalinks
 
@@ -581,7 +583,14 @@ def _compute(
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
     # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
     # decision reconciled in 17.9 s, one deciding all in 16.7 s).
-    planned = plan(resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects)
+    # The sizes' values from their siblings and the claims their names make each read every
+    # claim, and neither needs the other: on a second core, side by side.
+    with beside(partial(sibling_claims, resolved, sources_by_doc, know), parallel=split, what="sizes' siblings") as sib:
+        names = name_rules(resolved, sources_by_doc, know)
+    planned = plan(
+        resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects, names=names, siblings=sib.result()
+    )
+    del names, sib
     claims = tuple(sorted((*resolved, *planned.name_claims), key=provenance_order))
     # Every claim is known: the documents' table is made now, and without the records their
     # text is let go before the memory of deciding is needed.

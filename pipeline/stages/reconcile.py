@@ -202,15 +202,20 @@ def plan(
     *,
     calibration_model: Model | None = None,
     suspects: Mapping[str, tuple[str, str]] | None = None,
+    names: NameRules | None = None,
+    siblings: Siblings | None = None,
 ) -> Plan:
     """The shared part of deciding: the rule-made claims (the size names, sibling sizes) and the
     votes every part reads (a series' values); `decide` makes the votes of the other keys, a
-    size's series first (`_admit`)."""
+    size's series first (`_admit`). `names` and `siblings`, when given, are what `name_rules` and
+    `sibling_claims` give of the same claims: each reads all of them and neither needs the other,
+    so a caller with a second core may make them side by side."""
     know = know or knowledge.load()
     tier = tiers()
-    follows = name_vcpus_hold(claims, sources)
-    from_siblings, sibling_rates = sibling_claims(claims, sources, know)
-    name_claims = _name_claims(claims, sources, know, follows) + from_siblings
+    names = names or name_rules(claims, sources, know)
+    follows = names.follows
+    from_siblings, sibling_rates = siblings if siblings is not None else sibling_claims(claims, sources, know)
+    name_claims = names.claims + from_siblings
     rules = rule_agreement(claims, name_claims, sources) | sibling_rates
     suspects = suspects or {}
     documents = _official(sources)
@@ -790,9 +795,7 @@ def rule_agreement(
     return {key: _logit_share(agree[key], n) for key, n in pairs.items() if n >= SIBLING_PAIRS}
 
 
-def sibling_claims(
-    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge
-) -> tuple[list[Claim], dict[tuple[str, str], float]]:
+def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> Siblings:
     """Values a size no page states, from a sibling: a size of the same series whose name has
     the same vCPU count (`Standard_NV12hs_v3` and `Standard_NV12s_v3`). Only for attributes on
     which such siblings agree throughout the corpus: learned from every pair that both state
@@ -871,6 +874,25 @@ def sibling_claims(
                     )
                 )
     return out, {(SIBLING, a): _logit_share(agree[a], pairs[a]) for a in sorted(learned)}
+
+
+@dataclass(frozen=True, slots=True)
+class NameRules:
+    """What the size names say of their sizes (`_name_claims`), and for each size whether its
+    name gives its vCPU count (`name_vcpus_hold`)."""
+
+    follows: dict[str, bool]
+    claims: list[Claim]
+
+
+Siblings = tuple[list[Claim], dict[tuple[str, str], float]]
+"""What `sibling_claims` gives: the claims a size takes from its siblings, and the rules' agreement."""
+
+
+def name_rules(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> NameRules:
+    """The claims the size names make (`NameRules`), from every claim."""
+    follows = name_vcpus_hold(claims, sources)
+    return NameRules(follows, _name_claims(claims, sources, know, follows))
 
 
 def _name_claims(
