@@ -266,3 +266,17 @@ def test_checking_a_table_does_not_import_hypothesis_which_stays_importable(tmp_
     )
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["True", "False", "False", "True"]
+
+
+def test_a_pandera_without_those_strategies_has_nothing_to_hide(tmp_path: Path) -> None:
+    script = tmp_path / "moved.py"
+    script.write_text(
+        "import sys\n"
+        "from pipeline.outputs.contracts import _without_hypothesis\n"
+        "_without_hypothesis('pandera.strategies.moved_elsewhere')\n"
+        "print('hypothesis' in sys.modules)\n"
+        "import hypothesis\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["False"]

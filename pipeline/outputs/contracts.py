@@ -25,24 +25,29 @@ from pipeline.knowledge.registry import KINDS, tiers
 from pipeline.outputs import schema
 
 
-def _strategies_without_hypothesis() -> None:
-    """pandera's checks of pandas frames import its data-synthesis strategies, which import
+def _without_hypothesis(module: str) -> None:
+    """Import `module` while hypothesis is hidden (a None entry in `sys.modules` makes its
+    import fail), unless either is imported already; hypothesis itself stays importable.
+
+    pandera's checks of pandas frames import its data-synthesis strategies, which import
     hypothesis wherever it is installed (beside the tests, it is), and hypothesis imports trio
     and pytest: 0.17 s in each process that checks a build's tables, for strategies a contract
-    never uses. Imported once while hypothesis is hidden (a None entry in `sys.modules` makes
-    its import fail), they take it to be absent; hypothesis itself stays importable."""
-    strategies = "pandera.strategies.base_strategies"
-    if "hypothesis" in sys.modules or strategies in sys.modules:
+    never uses. Imported first this way, the strategies take hypothesis to be absent. A pandera
+    that keeps them elsewhere has nothing to hide."""
+    if "hypothesis" in sys.modules or module in sys.modules:
         return
     modules = cast(dict[str, Any], sys.modules)
     modules["hypothesis"] = None
     try:
-        importlib.import_module(strategies)
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not module.startswith(exc.name):
+            raise
     finally:
         del modules["hypothesis"]
 
 
-_strategies_without_hypothesis()
+_without_hypothesis("pandera.strategies.base_strategies")
 
 STATUSES = ("agreed", "resolved", "single_source", "unverified", "unresolved")
 ENTITY_KINDS = ("size", "series")
