@@ -38,6 +38,7 @@ from pipeline.stages.reconcile import (
     plan,
     rates_read,
     reconcile,
+    rule_made,
     sibling_claims,
 )
 from tests.conftest import SOURCES
@@ -344,9 +345,11 @@ def test_a_plan_given_the_name_rules_and_the_siblings_made_apart_is_the_plan_tha
     know = knowledge.load()
     siblings = sibling_claims(claims, sources, know)
     assert len(siblings[0]) > 10 and siblings[1]
-    given = plan(claims, sources, know, names=name_rules(claims, sources, know), siblings=siblings)
+    names = name_rules(claims, sources, know)
+    given = plan(claims, sources, know, names=names, siblings=siblings)
     made = plan(claims, sources, know)
     assert given.name_claims == made.name_claims and given.name_claims[-len(siblings[0]) :] == siblings[0]
+    assert rule_made(names, siblings) == made.name_claims  # what a build knows before the plan
     assert given.rules == made.rules and given.follows == made.follows
     assert finish(given, decide(given)).facts == finish(made, decide(made)).facts
 

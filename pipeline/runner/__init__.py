@@ -104,6 +104,7 @@ from pipeline.stages.reconcile import (
     rates_read,
     reads,
     reconcile,
+    rule_made,
     sibling_claims,
 )
 from pipeline.sync import LOCK_FILE, Locked, permalinks
@@ -586,30 +587,32 @@ def _compute(
     after = list(alias_diags)  # what the stages after normalize say, kept for the next build (`_Decided`)
     suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
     lap("aliases")
-    # Not memoized: the bench showed that loading an entity's decisions and computing the key
-    # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
-    # decision reconciled in 17.9 s, one deciding all in 16.7 s).
     # The sizes' values from their siblings and the claims their names make each read every
     # claim, and neither needs the other: on a second core, side by side.
     with beside(partial(sibling_claims, resolved, sources_by_doc, know), parallel=split, what="sizes' siblings") as sib:
         names = name_rules(resolved, sources_by_doc, know)
-    planned = plan(
-        resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects, names=names, siblings=sib.result()
-    )
-    del names, sib
-    claims = tuple(sorted((*resolved, *planned.name_claims), key=provenance_order))
+    siblings = sib.result()
+    claims = tuple(sorted((*resolved, *rule_made(names, siblings)), key=provenance_order))
     # Every claim is known: the documents' table is made now, and without the records their
     # text is let go before the memory of deciding is needed.
     per_document = Counter(c.document for c in claims)
     documents_table = _documents_frame(documents, subjects, per_document, sources_by_doc, upstream)
     kept_documents = tuple(documents) if records else ()
     del documents
-
-    decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
     # A build that keeps no records has the claims table made, checked and written by a process
-    # of its own from now on (`_ClaimsApart`); a build that keeps them makes it beside the
-    # deciding, here while the other half is decided on the second core.
+    # of its own from now on (`_ClaimsApart`), forked before the plan is made here: at 10,000
+    # documents its 1.2 s of making the table then fill what making the plan left of the second
+    # core. A build that keeps the records makes it beside the deciding, here while the other
+    # half is decided on the second core.
     apart = _ClaimsApart.fork(claims, documents_table, saving) if split and not records else None
+    # Not memoized: the bench showed that loading an entity's decisions and computing the key
+    # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
+    # decision reconciled in 17.9 s, one deciding all in 16.7 s).
+    planned = plan(
+        resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects, names=names, siblings=siblings
+    )
+    del names, siblings, sib
+    decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
     claims_table: Any = None
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
     named = _Named.of(claims, prices)

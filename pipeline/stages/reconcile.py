@@ -213,10 +213,10 @@ def plan(
     know = know or knowledge.load()
     tier = tiers()
     names = names or name_rules(claims, sources, know)
+    siblings = siblings if siblings is not None else sibling_claims(claims, sources, know)
     follows = names.follows
-    from_siblings, sibling_rates = siblings if siblings is not None else sibling_claims(claims, sources, know)
-    name_claims = names.claims + from_siblings
-    rules = rule_agreement(claims, name_claims, sources) | sibling_rates
+    name_claims = rule_made(names, siblings)
+    rules = rule_agreement(claims, name_claims, sources) | siblings[1]
     suspects = suspects or {}
     documents = _official(sources)
     official = {c.entity for c in claims if c.document in documents} - set(suspects)
@@ -893,6 +893,12 @@ def name_rules(claims: Sequence[Claim], sources: Mapping[str, Source], know: Kno
     """The claims the size names make (`NameRules`), from every claim."""
     follows = name_vcpus_hold(claims, sources)
     return NameRules(follows, _name_claims(claims, sources, know, follows))
+
+
+def rule_made(names: NameRules, siblings: Siblings) -> list[Claim]:
+    """The claims the naming convention and the siblings make, as `plan` keeps them
+    (`Plan.name_claims`): a caller may know them before the plan is made."""
+    return names.claims + siblings[0]
 
 
 def _name_claims(
