@@ -752,6 +752,8 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
         "contracts",
         "report",
         "claims table",
+        "sizes' siblings",
+        "deciding the other part of the entities",
     }
     assert all(peak > 10 * 2**20 for _, peak in two.helpers)
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))

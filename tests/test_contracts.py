@@ -280,3 +280,17 @@ def test_a_pandera_without_those_strategies_has_nothing_to_hide(tmp_path: Path) 
     )
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["False"]
+
+
+def test_a_module_that_needs_one_missing_is_an_error_not_hidden(tmp_path: Path) -> None:
+    # The missing module's name begins the name of the one imported: a package of it would be
+    # "strategies_of.", not "strategies_of".
+    (tmp_path / "strategies_of_another_kind.py").write_text("import strategies_of\n", encoding="utf-8")
+    script = tmp_path / "needs.py"
+    script.write_text(
+        "from pipeline.outputs.contracts import _without_hypothesis\n"
+        "_without_hypothesis('strategies_of_another_kind')\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1 and "No module named 'strategies_of'" in run.stderr

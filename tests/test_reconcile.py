@@ -27,6 +27,7 @@ from pipeline.stages.reconcile import (
     SIBLING,
     Conflict,
     Fact,
+    NameRules,
     buckets,
     decide,
     divide,
@@ -352,6 +353,11 @@ def test_a_plan_given_the_name_rules_and_the_siblings_made_apart_is_the_plan_tha
     assert rule_made(names, siblings) == made.name_claims  # what a build knows before the plan
     assert given.rules == made.rules and given.follows == made.follows
     assert finish(given, decide(given)).facts == finish(made, decide(made)).facts
+    # What it is given is what it uses: it makes neither again.
+    fewer = NameRules(names.follows, names.claims[1:])
+    alone = plan(claims, sources, know, names=fewer, siblings=([], {}))
+    assert alone.name_claims == names.claims[1:]
+    assert not any(rule == SIBLING for rule, _ in alone.rules) and any(rule == SIBLING for rule, _ in made.rules)
 
 
 def test_buckets_decided_apart_are_the_whole_and_stay_put_when_others_change(

@@ -32,8 +32,9 @@ def _without_hypothesis(module: str) -> None:
     pandera's checks of pandas frames import its data-synthesis strategies, which import
     hypothesis wherever it is installed (beside the tests, it is), and hypothesis imports trio
     and pytest: 0.17 s in each process that checks a build's tables, for strategies a contract
-    never uses. Imported first this way, the strategies take hypothesis to be absent. A pandera
-    that keeps them elsewhere has nothing to hide."""
+    never uses. Imported first this way, the strategies take hypothesis to be absent for the
+    rest of the process: pandera's `example()` and `strategy()` then say it is missing. A
+    pandera that keeps them elsewhere has nothing to hide; any other missing module is raised."""
     if "hypothesis" in sys.modules or module in sys.modules:
         return
     modules = cast(dict[str, Any], sys.modules)
@@ -41,7 +42,7 @@ def _without_hypothesis(module: str) -> None:
     try:
         importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        if exc.name is None or not module.startswith(exc.name):
+        if exc.name is None or not (exc.name == module or module.startswith(exc.name + ".")):
             raise
     finally:
         del modules["hypothesis"]

@@ -230,8 +230,10 @@ def _arrow_table(df: pd.DataFrame, schema: pa.Schema, consume: bool) -> pa.Table
 CSV_BATCH_ROWS = 1 << 14
 """Rows turned into CSV text at a time: the text of one batch is all that is held at once."""
 
-_NEEDS_QUOTES = r'[",\r\n]'
-_QUOTED_MARKS = (b",", b'"', b"\r", b"\n")
+_QUOTED = ',"\r\n'
+"""The characters that make a CSV field quoted."""
+_NEEDS_QUOTES = f"[{_QUOTED}]"
+_QUOTED_MARKS = tuple(mark.encode() for mark in _QUOTED)
 
 
 def write_csv(table: pa.Table, path: Path) -> None:
@@ -283,7 +285,7 @@ def _csv_cells(column: pa.Array) -> pa.Array:
 
 def _any_quoted(data: memoryview) -> bool:
     """Whether `data` holds a character that makes a field quoted. Four byte searches of a copy
-    (memchr each) over a column that holds none: a regular expression took 2.7 times as long
+    (memchr each) over a column that holds none: a regular expression took 2.6 times as long
     (facts' 148 MB of text at 10,000 documents: 0.18 s, now 0.07 s)."""
     chunk = bytes(data)
     return any(mark in chunk for mark in _QUOTED_MARKS)

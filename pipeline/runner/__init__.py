@@ -602,8 +602,8 @@ def _compute(
     # A build that keeps no records has the claims table made, checked and written by a process
     # of its own from now on (`_ClaimsApart`), forked before the plan is made here: at 10,000
     # documents its 1.2 s of making the table then fill what making the plan left of the second
-    # core. A build that keeps the records makes it beside the deciding, here while the other
-    # half is decided on the second core.
+    # core. A build that keeps the records makes it beside the deciding, below, while the other
+    # part is decided on the second core.
     apart = _ClaimsApart.fork(claims, documents_table, saving) if split and not records else None
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
     # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
@@ -673,7 +673,9 @@ def _compute(
     if split and (todo is None or len(todo) * 8 >= len(planned.kinds)):
         shares = (DECIDE_SHARE, 1 - DECIDE_SHARE)
         mine, theirs = divide(planned, shares, todo, besides=0.0 if apart else CLAIMS_TABLE_WORK)
-        with beside(partial(part, planned, theirs), parallel=True, what="deciding half of the entities") as other:
+        with beside(
+            partial(part, planned, theirs), parallel=True, what="deciding the other part of the entities"
+        ) as other:
             ours = part(planned, mine)
             claims_table = None if apart else _claims_frame(claims)
             let_go(planned)  # before the other part's answer is read
@@ -991,9 +993,9 @@ RECONCILE_BUCKETS = 32
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
 BUCKETS_AT_ONCE = 4
 """Buckets a process decides and finishes at a time (`part`), letting go of their votes and
-facts before the next: at 10,000 documents the process deciding half of the entities peaked at
-1,070 MiB where it took 1,237 MiB deciding them at once, for about 0.4 s more of reconcile (one
-bucket at a time: 1,048 MiB, 1.2 s more)."""
+facts before the next: at 10,000 documents the process deciding half of the entities (before
+`DECIDE_SHARE`) peaked at 1,070 MiB where it took 1,237 MiB deciding them at once, for about 0.4 s
+more of reconcile (one bucket at a time: 1,048 MiB, 1.2 s more)."""
 
 
 def _bucket_keys(
@@ -1218,7 +1220,7 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     keys = pa.table({name: pa.chunked_array([pa.array(column(part, name).array) for part in parts]) for name in by})
     order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
     del keys
-    # Parts that follow each other (the halves of a divided reconcile) are joined as they are.
+    # Parts that follow each other (the two parts of a divided reconcile) are joined as they are.
     ordered = bool((order[1:] > order[:-1]).all())
     whole: dict[str, Any] = {}
     for name in columns:

@@ -212,7 +212,7 @@ def plan(
     so a caller with a second core may make them side by side."""
     know = know or knowledge.load()
     tier = tiers()
-    names = names or name_rules(claims, sources, know)
+    names = names if names is not None else name_rules(claims, sources, know)
     siblings = siblings if siblings is not None else sibling_claims(claims, sources, know)
     follows = names.follows
     name_claims = rule_made(names, siblings)
