@@ -249,36 +249,42 @@ def test_only_the_tables_asked_for_are_checked_with_what_they_point_at(frames: d
     assert sorted(validate(bad)) == [claims_problem, facts_problem]
 
 
+def _fresh(folder: Path, *lines: str) -> subprocess.CompletedProcess[str]:
+    """`lines` run as a script in a fresh interpreter, from `folder`: whether hypothesis is
+    imported depends on what the process imported first, which in pytest's is hypothesis."""
+    script = folder / "script.py"
+    script.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=folder)
+
+
 def test_checking_a_table_does_not_import_hypothesis_which_stays_importable(tmp_path: Path) -> None:
     """pandera imports hypothesis (and with it trio and pytest) for data synthesis the contracts
     never use: in a fresh interpreter, checking a broken table leaves it unimported, finds the
     problem all the same, and hypothesis still imports afterwards."""
-    script = tmp_path / "check.py"
-    script.write_text(
-        "import sys\n"
-        "import pandas as pd\n"
-        "from pipeline.outputs.contracts import validate\n"
-        "problems = validate({'prices': pd.DataFrame({'size': ['x']})}, tables=['prices'])\n"
-        "print(len(problems) > 0, 'hypothesis' in sys.modules, 'pytest' in sys.modules)\n"
-        "import hypothesis.strategies\n"
-        "print(hypothesis.strategies.integers().example() is not None)\n",
-        encoding="utf-8",
+    run = _fresh(
+        tmp_path,
+        "import sys",
+        "import pandas as pd",
+        "from pipeline.outputs.contracts import validate",
+        "problems = validate({'prices': pd.DataFrame({'size': ['x']})}, tables=['prices'])",
+        "print(len(problems) > 0, 'hypothesis' in sys.modules, 'pytest' in sys.modules)",
+        "import hypothesis.strategies",
+        "print(hypothesis.strategies.integers().example() is not None)",
     )
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "False", "False", "True"]
 
 
 def test_a_pandera_without_those_strategies_has_nothing_to_hide(tmp_path: Path) -> None:
-    script = tmp_path / "moved.py"
-    script.write_text(
-        "import sys\n"
-        "from pipeline.outputs.contracts import _without_hypothesis\n"
-        "_without_hypothesis('pandera.strategies.moved_elsewhere')\n"
-        "print('hypothesis' in sys.modules)\n"
-        "import hypothesis\n",
-        encoding="utf-8",
+    run = _fresh(
+        tmp_path,
+        "import sys",
+        "from pipeline.outputs.contracts import _without_hypothesis",
+        "_without_hypothesis('pandera.strategies.moved_elsewhere')",
+        "print('hypothesis' in sys.modules)",
+        "import hypothesis",
     )
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["False"]
 
 
@@ -286,11 +292,9 @@ def test_a_module_that_needs_one_missing_is_an_error_not_hidden(tmp_path: Path) 
     # The missing module's name begins the name of the one imported: a package of it would be
     # "strategies_of.", not "strategies_of".
     (tmp_path / "strategies_of_another_kind.py").write_text("import strategies_of\n", encoding="utf-8")
-    script = tmp_path / "needs.py"
-    script.write_text(
-        "from pipeline.outputs.contracts import _without_hypothesis\n"
-        "_without_hypothesis('strategies_of_another_kind')\n",
-        encoding="utf-8",
+    run = _fresh(
+        tmp_path,
+        "from pipeline.outputs.contracts import _without_hypothesis",
+        "_without_hypothesis('strategies_of_another_kind')",
     )
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 1 and "No module named 'strategies_of'" in run.stderr

@@ -70,7 +70,6 @@ def _by_arrow(values: list[Any], kind: str) -> pd.Series | None:
     one pass (pandas checks and converts each value first: the larger part of making the
     tables); None for dates, or when a value is not of the column's type, for pandas to
     convert as it does."""
-    import pandas as pd
     import pyarrow as pa
 
     arrow = {"string": pa.large_string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
@@ -80,9 +79,19 @@ def _by_arrow(values: list[Any], kind: str) -> pd.Series | None:
         array = pa.array(values, arrow[kind], from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return None
+    return _series_of(array, kind)
+
+
+def _series_of(array: pa.Array, kind: str) -> pd.Series:
+    """An Arrow array as the Series `frame` makes of a column of `kind`, dates aside: strings
+    backed by Arrow (large_string), nullable Int64, Float64 and boolean."""
+    import pandas as pd
+    import pyarrow as pa
+
     if kind == "string":
-        return pd.Series(pd.arrays.ArrowStringArray(array))
-    masked: Any = {"int": pd.Int64Dtype(), "float": pd.Float64Dtype(), "bool": pd.BooleanDtype()}[kind]
+        wide = array if array.type == pa.large_string() else array.cast(pa.large_string())
+        return pd.Series(pd.arrays.ArrowStringArray(wide))
+    masked: Any = pd.api.types.pandas_dtype(_PANDAS[kind])  # Int64, Float64 or boolean
     return pd.Series(masked.__from_arrow__(array))
 
 
@@ -195,16 +204,13 @@ def read_frame(path: Path, columns: Sequence[Column], where: tuple[str, Collecti
         table = table.filter(
             pc.is_in(table[column], value_set=pa.array(sorted(values), table.schema.field(column).type))
         )
-    masked: dict[str, Any] = {"int": pd.Int64Dtype(), "float": pd.Float64Dtype(), "bool": pd.BooleanDtype()}
     out: dict[str, Any] = {}
     for c in columns:
         array = table.column(c.name).combine_chunks()
-        if c.type == "string":
-            out[c.name] = pd.Series(pd.arrays.ArrowStringArray(array.cast(pa.large_string())))
-        elif c.type in masked:
-            out[c.name] = pd.Series(masked[c.type].__from_arrow__(array))
-        else:  # dates, as `datetime.date` objects
+        if c.type == "date":  # as `datetime.date` objects
             out[c.name] = pd.Series(array.to_pandas(date_as_object=True), dtype=_PANDAS[c.type])
+        else:
+            out[c.name] = _series_of(array, c.type)
     return pd.DataFrame(out, columns=[c.name for c in columns], copy=False)
 
 

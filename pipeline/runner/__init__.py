@@ -1509,7 +1509,7 @@ def manifest(
     the digests of files in `folder` the build already took, by file name; the others are hashed
     by `threads` threads (`_digests`): by now the build's other processes are done."""
     known = known or {}
-    files = [f"{name}.{suffix}" for name in sorted(result.tables) for suffix in ("csv", "parquet")]
+    files = [f"{name}.{suffix}" for name in sorted(result.tables) for suffix, _ in SUFFIX_DIGEST]
     hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads)
 
     def file_hash(name: str) -> str:
