@@ -28,12 +28,19 @@ def compact(cls: type[R]) -> type[R]:
     assert all(f.init and not f.kw_only for f in every), f"{cls.__name__}: compact needs positional fields"
     assert not hasattr(cls, "__post_init__"), f"{cls.__name__}: compact writes the whole __init__"
     cls.__init__ = _init(cls, every)  # type: ignore[method-assign]
-    get = attrgetter(*(f.name for f in every))
+    get = values_of(cls)
     if len(every) == 1:
         cls.__reduce__ = lambda self: (cls, (get(self),))  # type: ignore[method-assign]
     else:
         cls.__reduce__ = lambda self: (cls, get(self))  # type: ignore[method-assign]
     return cls
+
+
+def values_of(cls: type) -> Callable[[Any], Any]:
+    """A record's field values in their order, as one tuple made in C (the value itself for a
+    record of one field): what pickling a record and hashing many of them read. Pickling the
+    records themselves calls Python (`__reduce__`) for each one."""
+    return attrgetter(*(f.name for f in fields(cls)))
 
 
 def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:

@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from pipeline.records import Claim, Diagnostic, Metadata
+from pipeline.records import Claim, Diagnostic, Metadata, values_of
 from pipeline.stages.reconcile import Reconciled
 
 ND40 = Claim(
@@ -55,6 +55,13 @@ def test_a_record_comes_back_from_its_pickle_equal_and_frozen(record: object) ->
 def test_a_claim_is_pickled_as_its_values() -> None:
     blob = pickle.dumps(ND40, protocol=pickle.HIGHEST_PROTOCOL)
     assert b"Standard_ND40rs_v2" in blob and b"claim_id" not in blob  # values, not field names
+
+
+def test_a_records_values_are_its_fields_in_order_and_tell_records_apart() -> None:
+    values = values_of(Claim)
+    assert values(ND40)[:3] == ("3f1c2a9e0b7d4c11", "azure-docs/articles/virtual-machines/ndv2-series.md", 38)
+    assert values(ND40) == dataclasses.astuple(ND40) == ND40.__reduce__()[1]
+    assert values(dataclasses.replace(ND40, unit_as_written="GiB")) != values(ND40)
 
 
 def test_a_record_is_made_as_a_dataclass_is() -> None:

@@ -18,14 +18,14 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 from pipeline import knowledge
 from pipeline.knowledge import Knowledge
 from pipeline.knowledge.names import SizeName, parse_size
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
 from pipeline.knowledge.values import close, format_number, same_value, twin_values
-from pipeline.records import Claim, compact
+from pipeline.records import Claim, compact, values_of
 from pipeline.stages.calibrate import Evidence, Model
 from pipeline.stages.calibrate import model as calibration
 
@@ -652,7 +652,7 @@ def _unit(unit: str | None) -> str:
     return f" {unit}" if unit and unit not in ("count",) else ""
 
 
-_FACT_VALUES = attrgetter(*(f.name for f in fields(Fact)))
+_FACT_VALUES = values_of(Fact)
 _REASON, _STALE, _CONFIDENCE, _EVIDENCE = (
     next(i for i, f in enumerate(fields(Fact)) if f.name == name)
     for name in ("reason", "stale", "confidence", "evidence")
@@ -690,7 +690,7 @@ def _finished(
     return Fact(*values)
 
 
-_EVIDENCE_VALUES = attrgetter(*(f.name for f in fields(Evidence)))
+_EVIDENCE_VALUES = values_of(Evidence)
 
 
 PROSE = ("paragraph", "bullet", "note")
