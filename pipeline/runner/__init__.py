@@ -169,9 +169,10 @@ def build(
         clock.lap("survey")
         if settings.incremental and (previous := _unchanged(out, key, cores(settings.workers))) is not None:
             return replace(previous, timings=clock.laps, peaks=clock.peaks)  # forked nothing
-        # Imported here, not at the top: pandera takes seconds to import, and only a build
-        # that has something to do needs it (`_write`).
-        for name in ("contracts", "dictionary", "report"):
+        # Imported here, not at the top: only a build that has something to do needs them
+        # (`_write`). The contracts (pandera, 0.19 s of importing) are imported by the processes
+        # that check the tables, beside this one's work, unless this one checks them itself.
+        for name in ("dictionary", "report"):
             importlib.import_module(f"pipeline.outputs.{name}")
 
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
@@ -223,7 +224,7 @@ def _write(
     against their contracts, then swapped in for `out`; the manifest's outputs. A table
     `_Taken` from the output replaced (`reuse`) is in `stage` already; the page is linked from
     there too when it would be made from what made the last one (`_page_key`)."""
-    from pipeline.outputs import contracts, dictionary, report
+    from pipeline.outputs import dictionary, report
 
     previous = reuse.previous if reuse else None
     cols = schema.tables()
@@ -246,6 +247,8 @@ def _write(
         here = os.getpid()
 
         def check() -> list[str]:
+            from pipeline.outputs import contracts
+
             return contracts.validate(frames, between=give_back, tables=None if apart is None and not taken else tables)
 
         def document() -> None:
