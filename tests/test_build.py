@@ -738,6 +738,34 @@ def test_a_build_failing_before_the_claims_table_is_written_stops_its_process(
     assert not (tmp_path / "output").exists()
 
 
+def test_a_build_failing_after_the_claims_process_has_its_folder_leaves_nothing_behind(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once reconciling tells the claims table's process the checks, it writes the table into
+    the staging folder while the build makes the other tables; a build failing there stops that
+    process before the folder is removed, and the output is not made."""
+    import multiprocessing
+    import time
+
+    written: list[bool] = []
+
+    def fails(*args: Any, **kwargs: Any) -> Any:
+        # The claims table reaches the staging folder before the build writes any table.
+        deadline = time.monotonic() + 30
+        while not (found := list(tmp_path.glob(".output.new-*/claims.csv"))) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        written.append(bool(found))
+        raise RuntimeError("the small tables failed")
+
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner, "_small_tables", fails)
+    with pytest.raises(RuntimeError, match="the small tables failed"):
+        build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
+    assert written == [True]
+    assert multiprocessing.active_children() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".output.lock", ".pipeline-cache", "sources"]
+
+
 def test_a_build_failing_while_the_tables_are_written_stops_the_claims_process_first(
     seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -196,6 +196,7 @@ def build(
                     records=False,
                     saving=saving,
                     reuse=reuse,
+                    stage=stage,
                 )
                 outputs = _write(sources, out, stage, settings, clock, result, frames, key, reuse)
                 if cache and reuse:
@@ -276,8 +277,6 @@ def _write(
         ):
             if not parallel:
                 clock.lap("contracts and report")  # run first, here
-            if apart is not None:
-                apart.write(stage, previous)
             # The contracts and the report have their copy of the frames (or are done): each
             # table's columns are let go as they are written, but the documents' for the manifest.
             for name in list(frames):
@@ -457,6 +456,7 @@ def compute(
     records: bool = True,
     saving: contextlib.ExitStack | None = None,
     reuse: _Reuse | None = None,
+    stage: Path | None = None,
 ) -> tuple[BuildResult, dict[str, Any]]:
     """Everything but the writing: the result and one DataFrame per table.
 
@@ -464,9 +464,9 @@ def compute(
     list is emptied once they are parsed, so that the bytes (26 MB at 10,000 documents) are not
     held through the build. `cache` keeps parsed documents between builds. Without `records`,
     the result holds only the summary and the tables are the records (which spares the memory
-    of holding both), and with a second core the claims table is made, checked and written by a
-    process of its own: its entry is then a `_ClaimsApart`, which `build` hands the folder to
-    write into. The memos are written by forked processes while the build goes on, and
+    of holding both), and with a second core and the folder the tables go to (`stage`) the
+    claims table is made, checked and written there by a process of its own: its entry is then
+    a `_ClaimsApart`. The memos are written by forked processes while the build goes on, and
     waited for once the tables are made, or when the caller closes `saving` (on an error, they
     are stopped: an entry is written whole or not at all). With `reuse` (a build that keeps no
     records, with a cache), the tables the stages after normalize make are taken from the
@@ -474,7 +474,17 @@ def compute(
     entries are then `_Taken`."""
     with contextlib.ExitStack() as own:
         return _compute(
-            sources, settings, progress, cache, inputs, found, clock, own if saving is None else saving, records, reuse
+            sources,
+            settings,
+            progress,
+            cache,
+            inputs,
+            found,
+            clock,
+            own if saving is None else saving,
+            records,
+            reuse,
+            stage,
         )
 
 
@@ -489,6 +499,7 @@ def _compute(
     saving: contextlib.ExitStack,
     records: bool,
     reuse: _Reuse | None,
+    stage: Path | None,
 ) -> tuple[BuildResult, dict[str, Any]]:
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
@@ -617,7 +628,7 @@ def _compute(
     # documents its 1.2 s of making the table then fill what making the plan left of the second
     # core. A build that keeps the records makes it beside the deciding, below, while the other
     # part is decided on the second core.
-    apart = _ClaimsApart.fork(claims, documents_table, saving) if split and not records else None
+    apart = _ClaimsApart.fork(claims, documents_table, saving) if split and stage and not records else None
     # Not memoized: the bench showed that loading an entity's decisions and computing the key
     # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
     # decision reconciled in 17.9 s, one deciding all in 16.7 s).
@@ -744,7 +755,9 @@ def _compute(
     # When the caller does not keep the records, those a table was made from are let go as
     # soon as it is made.
     if apart is not None:
-        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims})
+        assert stage is not None, "a claims table is made apart only where it has a folder to go to"
+        previous = reuse.previous if reuse else None
+        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims}, stage, previous)
         made: dict[str, Any] = {"claims": apart}
     else:
         claims_table["checks_failed"] = _checks_column(claims, rec.checks)
@@ -933,9 +946,11 @@ class _ClaimsApart:
     """The claims table made, checked against its contract and written by a forked process, so
     that the build process never holds it: at 10,000 documents it is 171 MiB of Arrow, which the
     build's peak and every process forked after it (the report's, the memos' savers) counted.
-    The process is forked once the claims are known, and waits for what only later steps tell:
-    the checks each claim fails (`decided`), then the folder to write into (`write`). The build
-    keeps the rows the report shows, the claims some conflict cites (`shown`)."""
+    The process is forked once the claims are known, and waits for what only reconciling tells:
+    the checks each claim fails (`decided`). It writes the table into the staging folder then,
+    while the build makes the other tables (at 10,000 documents, one value changed, a core was
+    idle there), not once the build writes them. The build keeps the rows the report shows,
+    the claims some conflict cites (`shown`)."""
 
     def __init__(self, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack) -> None:
         import multiprocessing
@@ -961,16 +976,22 @@ class _ClaimsApart:
             return None
         return apart
 
-    def decided(self, claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]], cited: set[str]) -> None:
-        """The checks each claim fails, to the process (which makes the table's last column);
-        the rows of the claims `cited`, kept here for the report."""
+    def decided(
+        self,
+        claims: Sequence[Claim],
+        checks: Mapping[str, tuple[str, ...]],
+        cited: set[str],
+        folder: Path,
+        previous: Previous | None,
+    ) -> None:
+        """The checks each claim fails, to the process (which makes the table's last column),
+        with the folder to write the table into and the output it replaces; the rows of the
+        claims `cited`, kept here for the report."""
         self._orders.send(checks)
+        self._orders.send((folder, previous))
         shown = [c for c in claims if c.claim_id in cited]
         self.shown = _claims_frame(shown)
         self.shown["checks_failed"] = _checks_column(shown, checks)
-
-    def write(self, folder: Path, previous: Previous | None) -> None:
-        self._orders.send((folder, previous))
 
     def result(self) -> tuple[list[str], dict[str, str]]:
         """The claims table's broken promises, and the hashes of its files that `previous`
