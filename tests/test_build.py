@@ -371,6 +371,31 @@ def test_kept_decisions_are_not_reused_once_the_rules_agreement_they_read_moved(
     assert _files(out) == _files(scratch)
 
 
+def test_two_cores_key_the_kept_buckets_beside_the_plan_and_keep_what_one_core_keeps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With decisions kept and a second core, the buckets' keys are made in a forked process
+    while the plan is made (`_early_keys`): the same keys, so the same buckets kept, and the
+    same files as a build in one process writes."""
+    from tests.conftest import SOURCES
+
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    results: dict[int, BuildResult] = {}
+    for workers in (1, 2):
+        sources, out = tmp_path / f"w{workers}" / "sources", tmp_path / f"w{workers}" / "output"
+        shutil.copytree(SOURCES, sources)
+        build(sources, out, settings=runner.Settings(workers=workers))
+        page = sources / "seeds" / "seed-ndv2-series-2020.txt"
+        page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
+        results[workers] = build(sources, out, settings=runner.Settings(workers=workers))
+    one, two = (results[w].cache for w in (1, 2))
+    assert one is not None and two is not None
+    reused, buckets = two.reused["reconcile"]
+    assert one.reused["reconcile"] == (reused, buckets) and 0 < reused < buckets
+    assert "keys of the buckets" in {what for what, _ in results[2].helpers} and results[1].helpers == ()
+    assert _files(tmp_path / "w1" / "output") == _files(tmp_path / "w2" / "output")
+
+
 def test_kept_decisions_hold_while_the_rates_they_read_are_the_same() -> None:
     """A bucket's key leaves out the rules' agreement, which moves with any official value
     anywhere: the rates its confidences read are checked instead."""

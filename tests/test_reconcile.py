@@ -38,8 +38,10 @@ from pipeline.stages.reconcile import (
     name_vcpus_hold,
     plan,
     rates_read,
+    reads,
     reconcile,
     rule_made,
+    shape,
     sibling_claims,
 )
 from tests.conftest import SOURCES
@@ -358,6 +360,26 @@ def test_a_plan_given_the_name_rules_and_the_siblings_made_apart_is_the_plan_tha
     alone = plan(claims, sources, know, names=fewer, siblings=([], {}))
     assert alone.name_claims == names.claims[1:]
     assert not any(rule == SIBLING for rule, _ in alone.rules) and any(rule == SIBLING for rule, _ in made.rules)
+
+
+def test_the_shape_of_a_plan_is_what_its_buckets_and_their_keys_read_without_its_votes(
+    evidence: tuple[list[Claim], dict[str, Source]],
+) -> None:
+    """A build keys the buckets of its decisions on a second core while the plan is made, from
+    the plan's shape (`shape`): the same entities, kinds, official names, rule-made claims and
+    suspects as the plan holds, so the same buckets and the same reads."""
+    claims, sources = evidence
+    claims = [c for c in claims if c.method != SIBLING]
+    know = knowledge.load()
+    names, siblings = name_rules(claims, sources, know), sibling_claims(claims, sources, know)
+    suspects = {"Standard_ND40s_v3": ("Standard_ND40rs_v2", "a misspelling")}
+    shaped = shape(claims, sources, names, siblings, stale_after_days=400, suspects=suspects)
+    p = plan(claims, sources, know, 400, suspects=suspects, names=names, siblings=siblings)
+    assert shaped.kinds == p.kinds and len(p.kinds) > 20 and "series" in p.kinds.values()
+    assert shaped.official == p.official and "Standard_ND40s_v3" in p.kinds and "Standard_ND40s_v3" not in p.official
+    assert shaped.name_claims == p.name_claims and shaped.follows == p.follows and shaped.suspects == p.suspects
+    assert (shaped.stale_after_days, shaped.model) == (p.stale_after_days, p.model)
+    assert buckets(shaped, 8) == buckets(p, 8) and reads(shaped) == reads(p)
 
 
 def test_buckets_decided_apart_are_the_whole_and_stay_put_when_others_change(

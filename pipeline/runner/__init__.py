@@ -99,8 +99,11 @@ from pipeline.stages.reconcile import (
     Fact,
     Failure,
     Link,
+    NameRules,
     Plan,
     Reconciled,
+    Shape,
+    Siblings,
     buckets,
     decide,
     divide,
@@ -115,6 +118,7 @@ from pipeline.stages.reconcile import (
     reads,
     reconcile,
     rule_made,
+    shape,
     sibling_claims,
 )
 from pipeline.sync import LOCK_FILE, Locked, permalinks
@@ -623,20 +627,41 @@ def _compute(
     documents_table = _documents_frame(documents, subjects, per_document, sources_by_doc, upstream)
     kept_documents = tuple(documents) if records else ()
     del documents
+    decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
+    moved = sorted((a.name, a.size, a.why) for a in aliases if a.certain)
+    # Where decisions are kept, their buckets' keys are made on the second core while the plan
+    # is made here: they read what the buckets do (`reconcile.shape`), not the plan's votes.
+    early = bool(split and decisions is not None and decisions.stored())
     # A build that keeps no records has the claims table made, checked and written by a process
     # of its own from now on (`_ClaimsApart`), forked before the plan is made here: at 10,000
     # documents its 1.2 s of making the table then fill what making the plan left of the second
-    # core. A build that keeps the records makes it beside the deciding, below, while the other
-    # part is decided on the second core.
-    apart = _ClaimsApart.fork(claims, documents_table, saving) if split and stage and not records else None
-    # Not memoized: the bench showed that loading an entity's decisions and computing the key
-    # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
-    # decision reconciled in 17.9 s, one deciding all in 16.7 s).
-    planned = plan(
-        resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects, names=names, siblings=siblings
+    # core. Where the keys take that core, it makes the table once the plan is made: beside
+    # both, it made each take half as long again (one value changed: the plan 0.69 -> 1.05 s).
+    # A build that keeps the records makes it beside the deciding, below, while the other part
+    # is decided on the second core.
+    apart = _ClaimsApart.fork(claims, documents_table, saving, wait=early) if split and stage and not records else None
+    keying = partial(
+        _early_keys,
+        resolved,
+        sources_by_doc,
+        names,
+        siblings,
+        suspects,
+        settings.stale_after_days,
+        stated,
+        moved,
+        prices,
     )
-    del names, siblings, sib
-    decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
+    with beside(keying, what="keys of the buckets") if early else contextlib.nullcontext() as keyed:
+        # Not memoized: the bench showed that loading an entity's decisions and computing the key
+        # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
+        # decision reconciled in 17.9 s, one deciding all in 16.7 s).
+        planned = plan(
+            resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects, names=names, siblings=siblings
+        )
+    if apart is not None and early:
+        apart.start()
+    del names, siblings, sib, keying
     claims_table: Any = None
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
     named = _Named.of(claims, prices)
@@ -677,10 +702,9 @@ def _compute(
     kept: dict[int, _Part] = {}
     keys: dict[int, str] = {}
     if decisions is not None:
-        moved = sorted((a.name, a.size, a.why) for a in aliases if a.certain)
         key_all = partial(_bucket_keys, planned, bucket_of, stated, moved, sources_by_doc, prices)
         # With nothing kept (a first build, or new code), the keys are made where the memo is saved.
-        keys = key_all() if decisions.stored() else {}
+        keys = keyed.result() if keyed is not None else key_all() if decisions.stored() else {}
         hits = {b: hit for b, key in keys.items() if isinstance(hit := decisions.get(key), _Part)}
         kept = {b: hit for b, hit in hits.items() if _still_holds(hit, planned.rules)}
         # A bucket whose rates moved is decided again: a miss, though its key matched.
@@ -952,14 +976,14 @@ class _ClaimsApart:
     idle there), not once the build writes them. The build keeps the rows the report shows,
     the claims some conflict cites (`shown`)."""
 
-    def __init__(self, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack) -> None:
+    def __init__(self, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack, wait: bool) -> None:
         import multiprocessing
 
         self.rows = len(claims)
         self.shown: Any = None
         orders, self._orders = multiprocessing.Pipe(duplex=False)
         self._stack = stack.enter_context(contextlib.ExitStack())
-        made = partial(_claims_apart, claims, documents, orders, self._orders, os.getpid())
+        made = partial(_claims_apart, claims, documents, orders, self._orders, os.getpid(), wait)
         self._made = self._stack.enter_context(beside(made, what="claims table"))
         # Closed before the block waits for the answer: a process left without its orders (the
         # build failed first) then reads their end and stops.
@@ -967,14 +991,21 @@ class _ClaimsApart:
         orders.close()
 
     @classmethod
-    def fork(cls, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack) -> _ClaimsApart | None:
+    def fork(
+        cls, claims: Sequence[Claim], documents: Any, stack: contextlib.ExitStack, *, wait: bool = False
+    ) -> _ClaimsApart | None:
         """None when no process could be forked (`beside` then ran the work here, where it
-        does nothing): the build makes the table itself."""
-        apart = cls(claims, documents, stack)
+        does nothing): the build makes the table itself. With `wait`, the process makes the
+        table once told to (`start`), not at once."""
+        apart = cls(claims, documents, stack, wait)
         if apart._made.done:
             apart._stack.close()
             return None
         return apart
+
+    def start(self) -> None:
+        """Make the table now (a process forked to `wait`)."""
+        self._orders.send(None)
 
     def decided(
         self,
@@ -1007,13 +1038,15 @@ class _ClaimsApart:
 
 
 def _claims_apart(
-    claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection, build: int
+    claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection, build: int, wait: bool
 ) -> tuple[list[str], dict[str, str]]:
     from pipeline.outputs import contracts
 
     if os.getpid() == build:  # not forked: its orders would never come
         return [], {}
     theirs.close()  # the build's end: only the build may hold it open
+    if wait:
+        orders.recv()
     table = _claims_frame(claims)
     table["checks_failed"] = _checks_column(claims, orders.recv())
     problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
@@ -1032,8 +1065,24 @@ facts before the next: at 10,000 documents the process deciding half of the enti
 more of reconcile (one bucket at a time: 1,048 MiB, 1.2 s more)."""
 
 
+def _early_keys(
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    names: NameRules,
+    siblings: Siblings,
+    suspects: Mapping[str, tuple[str, str]],
+    stale_after_days: int,
+    stated: Mapping[str, Mapping[str, str]],
+    moved: Sequence[tuple[str, str, str]],
+    prices: Sequence[Mapping[str, Any]],
+) -> dict[int, str]:
+    """`_bucket_keys` before the plan is made, from its shape, which is all they read of it."""
+    shaped = shape(claims, sources, names, siblings, stale_after_days=stale_after_days, suspects=suspects)
+    return _bucket_keys(shaped, buckets(shaped, RECONCILE_BUCKETS), stated, moved, sources, prices)
+
+
 def _bucket_keys(
-    p: Plan,
+    p: Plan | Shape,
     bucket_of: Mapping[str, int],
     stated: Mapping[str, Mapping[str, str]],
     moved: Sequence[tuple[str, str, str]],

@@ -194,6 +194,44 @@ class Plan:
     """The date of each series' claim, which any size may inherit (`_about`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What the buckets of a plan and the keys of their decisions read (`buckets`, `reads`),
+    made without the plan's votes and decisions (`shape`): a caller with a second core may key
+    the buckets there while the plan is made. A `Plan` holds the same, by the same names."""
+
+    claims: Sequence[Claim]
+    name_claims: list[Claim]
+    kinds: dict[str, str]
+    follows: Mapping[str, bool]
+    official: set[str]
+    suspects: Mapping[str, tuple[str, str]]
+    stale_after_days: int
+    model: Model
+
+
+def shape(
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    names: NameRules,
+    siblings: Siblings,
+    *,
+    stale_after_days: int = 730,
+    calibration_model: Model | None = None,
+    suspects: Mapping[str, tuple[str, str]] | None = None,
+) -> Shape:
+    """The entities of `claims` and of the claims the rules make (`rule_made`): each one's kind,
+    whether its name gives its vCPU count, whether an official page names it (a suspect name is
+    never official), with the suspects, the staleness limit and the confidence model."""
+    name_claims = rule_made(names, siblings)
+    suspects = suspects or {}
+    documents = _official(sources)
+    official = {c.entity for c in claims if c.document in documents} - set(suspects)
+    kinds: dict[str, str] = {c.entity: c.entity_kind for c in (*claims, *name_claims)}
+    model = calibration_model or calibration()
+    return Shape(claims, name_claims, kinds, names.follows, official, suspects, stale_after_days, model)
+
+
 def plan(
     claims: Sequence[Claim],
     sources: Mapping[str, Source],
@@ -214,17 +252,19 @@ def plan(
     tier = tiers()
     names = names if names is not None else name_rules(claims, sources, know)
     siblings = siblings if siblings is not None else sibling_claims(claims, sources, know)
-    follows = names.follows
-    name_claims = rule_made(names, siblings)
-    rules = rule_agreement(claims, name_claims, sources) | siblings[1]
-    suspects = suspects or {}
-    documents = _official(sources)
-    official = {c.entity for c in claims if c.document in documents} - set(suspects)
+    s = shape(
+        claims,
+        sources,
+        names,
+        siblings,
+        stale_after_days=stale_after_days,
+        calibration_model=calibration_model,
+        suspects=suspects,
+    )
+    rules = rule_agreement(claims, s.name_claims, sources) | siblings[1]
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
-    kinds: dict[str, str] = {}
     pending: dict[str, list[Claim]] = defaultdict(list)
-    for c in [*claims, *name_claims]:
-        kinds[c.entity] = c.entity_kind
+    for c in [*claims, *s.name_claims]:
         if c.entity_kind == "series":
             by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
         else:
@@ -234,21 +274,21 @@ def plan(
         sources=sources,
         know=know,
         tier=tier,
-        model=calibration_model or calibration(),
+        model=s.model,
         stale_after_days=stale_after_days,
-        follows=follows,
-        name_claims=name_claims,
+        follows=s.follows,
+        name_claims=s.name_claims,
         rules=rules,
-        suspects=suspects,
-        official=official,
+        suspects=s.suspects,
+        official=s.official,
         by_key=by_key,
-        kinds=kinds,
+        kinds=s.kinds,
         facts={},
         series_conflicts=[],
         rest=defaultdict(list),
         pending=pending,
         inheritable={},
-        series_keys=_series_keys(by_key, kinds),
+        series_keys=_series_keys(by_key, s.kinds),
     )
     _membership(p, [key for key in by_key if key[1] == "series"])
     return p
@@ -408,7 +448,7 @@ def forget(p: Plan, decided: Decided, entities: Iterable[str]) -> None:
             p.rest.pop(entity, None)
 
 
-def _groups(p: Plan) -> dict[str, str]:
+def _groups(p: Plan | Shape) -> dict[str, str]:
     """Each entity's group: what finishing an entity reads of others is in its group. The sizes
     of a family and vCPU count hold the official size an unverified one may be linked to and a
     size's siblings, a suspect name goes with the size it most likely misspells, and the series
@@ -432,7 +472,7 @@ def _groups(p: Plan) -> dict[str, str]:
     return {entity: root(g) for entity, g in group.items()}
 
 
-def buckets(p: Plan, count: int) -> dict[str, int]:
+def buckets(p: Plan | Shape, count: int) -> dict[str, int]:
     """Each entity's bucket of `count`, the same from build to build for the same group: the
     group "" (the series) is bucket 0, any other group one of the rest by a hash of its name.
     A bucket can be decided and finished apart (`decide`, `finish`), like a set of `divide`."""
@@ -442,7 +482,7 @@ def buckets(p: Plan, count: int) -> dict[str, int]:
     }
 
 
-def reads(p: Plan) -> tuple[object, list[str], dict[str, tuple[object, ...]]]:
+def reads(p: Plan | Shape) -> tuple[object, list[str], dict[str, tuple[object, ...]]]:
     """What deciding and finishing a bucket reads beside the claims of its entities and the
     documents they cite (the caller keys a bucket's decisions by all of it), but for the rules'
     measured agreement (`rates_read`). Shared by every bucket: the suspects, the staleness
