@@ -773,6 +773,13 @@ def test_a_build_failing_after_the_claims_process_has_its_folder_leaves_nothing_
     import time
 
     written: list[bool] = []
+    real_write, real_rmtree = runner.write_table, shutil.rmtree
+    alive: list[int] = []
+
+    def slow_write(df: Any, columns: Any, name: str, folder: Path, **kwargs: Any) -> None:
+        real_write(df, columns, name, folder, **kwargs)
+        if name == "claims":  # in the claims process: still at work when the build fails
+            time.sleep(5)
 
     def fails(*args: Any, **kwargs: Any) -> Any:
         # The claims table reaches the staging folder before the build writes any table.
@@ -782,13 +789,48 @@ def test_a_build_failing_after_the_claims_process_has_its_folder_leaves_nothing_
         written.append(bool(found))
         raise RuntimeError("the small tables failed")
 
+    def rmtree(path: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(path).name.startswith(".output.new"):  # the processes still running when it goes
+            alive.append(len(multiprocessing.active_children()))
+        real_rmtree(path, *args, **kwargs)
+
     monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner, "write_table", slow_write)
     monkeypatch.setattr(runner, "_small_tables", fails)
+    monkeypatch.setattr(shutil, "rmtree", rmtree)
     with pytest.raises(RuntimeError, match="the small tables failed"):
         build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
     assert written == [True]
+    # Made afresh when the build starts, removed when it fails: each time no process was left.
+    assert alive == [0, 0], "the staging folder was removed while a process could still write into it"
     assert multiprocessing.active_children() == []
     assert sorted(p.name for p in tmp_path.iterdir()) == [".output.lock", ".pipeline-cache", "sources"]
+
+
+def test_a_build_failing_before_its_plan_is_made_stops_the_claims_process_waiting_for_it(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With decisions kept, the claims table's process waits for the plan (and the buckets'
+    keys) before it makes the table; a build failing before then raises its own error and
+    leaves no process waiting, and the output it would replace stays as it was."""
+    import multiprocessing
+
+    out = tmp_path / "output"
+    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    build(seeds, out, settings=runner.Settings(workers=2))
+    before = _files(out)
+    page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
+    page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
+
+    def fails(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the plan failed")
+
+    monkeypatch.setattr(runner, "plan", fails)
+    with pytest.raises(RuntimeError, match="the plan failed"):
+        build(seeds, out, settings=runner.Settings(workers=2))
+    assert multiprocessing.active_children() == []
+    assert _files(out) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".output.new")] == []
 
 
 def test_a_build_failing_while_the_tables_are_written_stops_the_claims_process_first(

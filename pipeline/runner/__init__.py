@@ -635,8 +635,9 @@ def _compute(
     # A build that keeps no records has the claims table made, checked and written by a process
     # of its own from now on (`_ClaimsApart`), forked before the plan is made here: at 10,000
     # documents its 1.2 s of making the table then fill what making the plan left of the second
-    # core. Where the keys take that core, it makes the table once the plan is made: beside
-    # both, it made each take half as long again (one value changed: the plan 0.69 -> 1.05 s).
+    # core. Where the keys take that core, it makes the table once the plan and the keys are
+    # made: beside both, it made each take half as long again (one value changed: the plan
+    # 0.69 -> 1.05 s).
     # A build that keeps the records makes it beside the deciding, below, while the other part
     # is decided on the second core.
     apart = _ClaimsApart.fork(claims, documents_table, saving, wait=early) if split and stage and not records else None
@@ -652,13 +653,23 @@ def _compute(
         moved,
         prices,
     )
-    with beside(keying, what="keys of the buckets") if early else contextlib.nullcontext() as keyed:
-        # Not memoized: the bench showed that loading an entity's decisions and computing the key
-        # that finds them cost more than deciding it (at 10,000 documents, a build reusing every
-        # decision reconciled in 17.9 s, one deciding all in 16.7 s).
-        planned = plan(
-            resolved, sources_by_doc, know, settings.stale_after_days, suspects=suspects, names=names, siblings=siblings
-        )
+    keyed: Beside[dict[int, str]] | None = None
+    try:
+        with beside(keying, what="keys of the buckets") if early else contextlib.nullcontext() as keyed:
+            # Not memoized: the bench showed that loading an entity's decisions and computing the
+            # key that finds them cost more than deciding it (at 10,000 documents, a build reusing
+            # every decision reconciled in 17.9 s, one deciding all in 16.7 s).
+            planned = plan(
+                resolved,
+                sources_by_doc,
+                know,
+                settings.stale_after_days,
+                suspects=suspects,
+                names=names,
+                siblings=siblings,
+            )
+    except HelperDied:  # its process was killed (memory, say) once the plan was made: keyed here
+        keyed = None
     if apart is not None and early:
         apart.start()
     del names, siblings, sib, keying
@@ -963,6 +974,7 @@ def _taken(cache: Cache, reuse: _Reuse, key: str) -> _Decided | None:
         return kept
     for file in listed:
         (reuse.stage / file).unlink(missing_ok=True)
+        previous.hashes.pop(file, None)  # not in the staging folder: no digest for the manifest
     return None
 
 
@@ -1040,10 +1052,10 @@ class _ClaimsApart:
 def _claims_apart(
     claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection, build: int, wait: bool
 ) -> tuple[list[str], dict[str, str]]:
-    from pipeline.outputs import contracts
-
     if os.getpid() == build:  # not forked: its orders would never come
         return [], {}
+    from pipeline.outputs import contracts
+
     theirs.close()  # the build's end: only the build may hold it open
     if wait:
         orders.recv()
@@ -1052,7 +1064,9 @@ def _claims_apart(
     problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
     folder, previous = orders.recv()
     write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
-    return problems, previous.hashes if previous else {}
+    # Only the claims table's files: the rest of its copy of the digests is the build's.
+    own = {f"claims.{suffix}" for suffix, _ in SUFFIX_DIGEST}
+    return problems, {file: digest for file, digest in (previous.hashes if previous else {}).items() if file in own}
 
 
 RECONCILE_BUCKETS = 32
