@@ -1066,7 +1066,7 @@ def _claims_apart(
     write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
     # Only the claims table's files: the rest of its copy of the digests is the build's.
     own = {f"claims.{suffix}" for suffix, _ in SUFFIX_DIGEST}
-    return problems, {file: digest for file, digest in (previous.hashes if previous else {}).items() if file in own}
+    return problems, {file: sha for file, sha in (previous.hashes if previous else {}).items() if file in own}
 
 
 RECONCILE_BUCKETS = 32
