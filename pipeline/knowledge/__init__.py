@@ -144,15 +144,11 @@ class Phrase:
     parser: str
     needs: tuple[str, ...] = ()
     """Lowercase words of which the pattern cannot match without one; empty: always search."""
-    _needed: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        # One search for any of the words: running text is tried against every phrase.
-        needed = re.compile("|".join(map(re.escape, self.needs))) if self.needs else None
-        object.__setattr__(self, "_needed", needed)
-
-    def may_match(self, lowered: str) -> bool:
-        return self._needed is None or self._needed.search(lowered) is not None
+    def may_match(self, present: frozenset[str]) -> bool:
+        """Whether the pattern can match a text that holds the words `present` of those the
+        phrases need (`Knowledge.phrase_words`)."""
+        return not self.needs or not present.isdisjoint(self.needs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +171,27 @@ class Knowledge:
     cpu_re: re.Pattern[str]
     catalog_formats: tuple[CatalogFormat, ...] = ()
     catalog_fields: Mapping[str, CatalogField] = field(default_factory=dict)
+    _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
+    _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
+    _phrase_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Models by name and by lowercase alias, the first model in the table's order where two
+        # share one: every table row, running sentence and size name is looked up (at 10,000
+        # documents, normalize found GPUs about 70,000 times, scanning every model's aliases).
+        aliased: dict[str, GpuModel] = {}
+        for g in self.gpus:
+            for alias in g.aliases:
+                aliased.setdefault(alias.lower(), g)
+        object.__setattr__(self, "_gpu_named", {g.name: g for g in self.gpus})
+        object.__setattr__(self, "_gpu_aliased", aliased)
+        object.__setattr__(self, "_phrase_words", tuple(sorted({w for p in self.phrases for w in p.needs})))
+
+    def phrase_words(self, lowered: str) -> frozenset[str]:
+        """The words the phrases need (`Phrase.needs`) that the lowercase text `lowered` holds:
+        every sentence is tried against every phrase, and one look for each of the words costs
+        less than a search for each phrase's (6,265 sentences, 17 phrases: 0.057 -> 0.045 s)."""
+        return frozenset(w for w in self._phrase_words if w in lowered)
 
     def unit(self, written: str) -> Unit | None:
         """The unit a spelling stands for (`Gb/s` -> Gbps), or None."""
@@ -191,14 +208,13 @@ class Knowledge:
         return cast(PartRule | None, _first(self.parts, label))
 
     def gpu(self, name: str) -> GpuModel | None:
-        return next((g for g in self.gpus if g.name == name), None)
+        return self._gpu_named.get(name)
 
     def find_gpus(self, text: str) -> list[GpuModel]:
         """GPU models named in `text`, in order of appearance, without repeats."""
         found: list[GpuModel] = []
         for match in self.gpu_re.finditer(text):
-            alias = match.group(0).lower()
-            model = next(g for g in self.gpus if alias in (a.lower() for a in g.aliases))
+            model = self._gpu_aliased[match.group(0).lower()]
             if model not in found:
                 found.append(model)
         return found

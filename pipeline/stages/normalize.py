@@ -1120,10 +1120,10 @@ def _phrases(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
     """Values stated in running text, by the patterns of phrases.toml, each given to the sizes
     or series its sentence is about (see `_subjects`)."""
     text = st.raw_text
-    lowered = text.lower()
+    present = ctx.know.phrase_words(text.lower())
     seen: set[tuple[str, str, str]] = set()
     for n, phrase in enumerate(ctx.know.phrases):
-        if not phrase.may_match(lowered):
+        if not phrase.may_match(present):
             continue
         for m in phrase.pattern.finditer(text):
             values = _phrase_values(ctx, fam, st, phrase, m)
