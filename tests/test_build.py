@@ -1039,3 +1039,30 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
     assert whole["confidence"].tolist() == [value[e] for e in joined]
     assert not isinstance(pa.array(whole["entity"].array), pa.ChunkedArray)  # pandas' one chunk
     assert str(whole["entity"].dtype) == "string" and str(whole["confidence"].dtype) == "Float64"
+
+
+def test_each_table_is_synced_as_it_is_written_before_the_output_is_swapped_in(
+    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table's two files go to disk on a thread while the next table is written, so the swap
+    finds them there; every one of them is synced before the swap begins."""
+    synced: list[str] = []
+    swapped: list[int] = []
+    real_sync, real_swap = runner.sync_file, runner.swap_in
+
+    def sync_file(path: Path) -> None:
+        synced.append(path.name)
+        real_sync(path)
+
+    def swap_in(stage: Path, out: Path) -> None:
+        swapped.append(len(synced))
+        real_swap(stage, out)
+
+    monkeypatch.setattr(runner, "sync_file", sync_file)
+    monkeypatch.setattr(runner, "swap_in", swap_in)
+    out = tmp_path / "output"
+    build(seeds, out, settings=runner.Settings(workers=1))
+    # One core: every table is made and written by the build process, the claims' too.
+    assert sorted(synced) == sorted(f"{name}.{suffix}" for name in tables() for suffix in ("csv", "parquet"))
+    assert swapped == [len(synced)]
+    assert sorted(p.name for p in out.glob("*.csv")) == sorted(f"{name}.csv" for name in tables())

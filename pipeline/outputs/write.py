@@ -376,13 +376,18 @@ def _exchange(a: Path, b: Path) -> bool:
     return bool(rc == 0)
 
 
+def sync_file(path: Path) -> None:
+    """`path`'s data on disk (fsync)."""
+    with open(path, "rb") as fh:
+        os.fsync(fh.fileno())
+
+
 def swap_in(stage: Path, out: Path) -> None:
     """Replace `out` by `stage` so that a reader, or a kill at any moment, finds either the
     complete old folder or the complete new one. `stage` may hold folders (a sources folder does)."""
     for f in stage.rglob("*"):
         if f.is_file() and not f.is_symlink():
-            with open(f, "rb") as fh:
-                os.fsync(fh.fileno())
+            sync_file(f)
     if out.exists() and _exchange(stage, out):
         shutil.rmtree(stage, ignore_errors=True)
         return
