@@ -292,8 +292,8 @@ def _write(
                 if name in tables:
                     write_table(df, cols[name], name, stage, consume=name != "documents", previous=previous)
                     # On disk while the next is written: the swap then finds it synced (at 10,000
-                    # documents, one value changed, its syncing took 0.19 s). A failure here is
-                    # met again there, where it fails the build.
+                    # documents, the swap's syncing took 0.19 s). A failure here is met again
+                    # there, where it fails the build.
                     for suffix, _ in SUFFIX_DIGEST:
                         syncing.submit(sync_file, stage / f"{name}.{suffix}")
                 del df
