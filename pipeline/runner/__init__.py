@@ -294,8 +294,8 @@ def _write(
                     # On disk while the next is written: the swap then finds it synced (at 10,000
                     # documents, the swap's syncing took 0.19 s). A failure here is met again
                     # there, where it fails the build.
-                    for suffix, _ in SUFFIX_DIGEST:
-                        syncing.submit(sync_file, stage / f"{name}.{suffix}")
+                    for file in _table_files(name):
+                        syncing.submit(sync_file, stage / file)
                 del df
             clock.lap("write tables")
         if parallel and page_taken:
@@ -944,6 +944,11 @@ SUFFIX_DIGEST = (("csv", "sha256"), ("parquet", "parquet_sha256"))
 """A table's two files, and the manifest key of each one's digest."""
 
 
+def _table_files(name: str) -> tuple[str, ...]:
+    """The files a table is written as (`write_table`): its CSV and its Parquet file."""
+    return tuple(f"{name}.{suffix}" for suffix, _ in SUFFIX_DIGEST)
+
+
 def _decided_key(
     stated: Mapping[str, Mapping[str, str]],
     norm: Normalized,
@@ -1073,10 +1078,10 @@ def _claims_apart(
     problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
     folder, previous = orders.recv()
     write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
-    for suffix, _ in SUFFIX_DIGEST:  # on disk before the build swaps the output in, which syncs them again
-        sync_file(folder / f"claims.{suffix}")
+    own = _table_files("claims")
+    for file in own:  # on disk before the build swaps the output in, which syncs them again
+        sync_file(folder / file)
     # Only the claims table's files: the rest of its copy of the digests is the build's.
-    own = {f"claims.{suffix}" for suffix, _ in SUFFIX_DIGEST}
     return problems, {file: sha for file, sha in (previous.hashes if previous else {}).items() if file in own}
 
 
@@ -1622,7 +1627,7 @@ def manifest(
     the digests of files in `folder` the build already took, by file name; the others are hashed
     by `threads` threads (`_digests`): by now the build's other processes are done."""
     known = known or {}
-    files = [f"{name}.{suffix}" for name in sorted(result.tables) for suffix, _ in SUFFIX_DIGEST]
+    files = [file for name in sorted(result.tables) for file in _table_files(name)]
     hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads)
 
     def file_hash(name: str) -> str:
