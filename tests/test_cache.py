@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
@@ -41,6 +44,26 @@ def test_a_damaged_entry_is_detected_and_removed(tmp_path: Path, damage: object,
     assert cache.get(KEY) is None, why
     assert cache.stats.corrupt == 1
     assert not entry.exists()
+
+
+def test_an_entry_of_another_format_is_stale_not_damaged(tmp_path: Path) -> None:
+    """What an earlier version of the code wrote (there, a SHA-256 where the length and CRC-32
+    are now) is a miss, removed, and not counted as damage."""
+    entry = tmp_path / "ab" / f"{KEY}.pickle"
+    entry.parent.mkdir()
+    entry.write_bytes(b"pipeline-cache 1\n" + bytes(32) + b"payload")
+    cache = Cache(tmp_path)
+    assert cache.get(KEY) is None
+    assert (cache.stats.misses, cache.stats.corrupt) == (1, 0)
+    assert not entry.exists()
+
+
+def test_an_entry_holds_its_payload_length_and_crc32(tmp_path: Path) -> None:
+    Cache(tmp_path).put(KEY, "x")
+    blob = (tmp_path / "ab" / f"{KEY}.pickle").read_bytes()
+    payload = blob[len(MAGIC) + 12 :]
+    assert blob[len(MAGIC) : len(MAGIC) + 12] == struct.pack("<QI", len(payload), zlib.crc32(payload))
+    assert pickle.loads(payload) == "x"
 
 
 def test_an_unwritable_cache_does_not_stop_the_build(tmp_path: Path) -> None:

@@ -1,9 +1,9 @@
 """What a build keeps for the next one: parsed documents, and each later stage's results.
 
 Entries are files named by a key, written to a temporary name and renamed into place, so an
-interrupted build leaves whole entries or none. Each entry carries a checksum of its payload:
-a truncated or altered entry is detected, removed and rebuilt, never trusted. The cache is an
-optimisation only; when its folder cannot be written the build goes on without it.
+interrupted build leaves whole entries or none. Each entry carries its payload's length and
+CRC-32: a truncated or altered entry is detected, removed and rebuilt, never trusted. The cache
+is an optimisation only; when its folder cannot be written the build goes on without it.
 
 A `Memo` is one stage's results (a document's parse, its claims, an entity's decisions), each
 under a digest of everything it was computed from (for a parse, `documents.entry_key`), kept in
@@ -17,14 +17,21 @@ import contextlib
 import hashlib
 import os
 import pickle
+import struct
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-MAGIC = b"pipeline-cache 1\n"
-_DIGEST = 32
+MAGIC = b"pipeline-cache 2\n"
+_FORMATS = b"pipeline-cache "
+"""How every version of the format begins: an entry of another version is stale, not damaged."""
+_HEAD = struct.Struct("<QI")
+"""The payload's length and CRC-32. The check is against damage (a torn write, a flipped bit, a
+file put there by hand), which CRC-32 is made for, not against an adversary: at 3 GB/s it is
+eight times as fast as the SHA-256 it replaced, which took 0.8 s of every rebuild's CPU at
+10,000 documents to check 310 MB of memos."""
 
 
 @dataclass
@@ -67,9 +74,16 @@ class Cache:
             blob = path.read_bytes()
         except OSError:
             return None
-        head = len(MAGIC) + _DIGEST
+        head = len(MAGIC) + _HEAD.size
         payload = memoryview(blob)[head:]
-        if blob[: len(MAGIC)] != MAGIC or blob[len(MAGIC) : head] != hashlib.sha256(payload).digest():
+        if not blob.startswith(MAGIC):
+            if blob.startswith(_FORMATS):  # written by another version of this code: stale
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            else:
+                self._corrupt(path)
+            return None
+        if len(blob) < head or _HEAD.unpack_from(blob, len(MAGIC)) != (len(payload), zlib.crc32(payload)):
             self._corrupt(path)
             return None
         try:
@@ -94,7 +108,7 @@ class Cache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as f:
-                f.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+                f.write(MAGIC + _HEAD.pack(len(payload), zlib.crc32(payload)) + payload)
             os.replace(tmp, path)
         except OSError:
             with contextlib.suppress(OSError):
@@ -107,11 +121,14 @@ class Cache:
         return Memo(self, name, version)
 
 
-class _Sha256:
+class _Hashing:
     """A file that only hashes what is written to it."""
 
     def __init__(self) -> None:
-        self.hash = hashlib.sha256()
+        # BLAKE2b, a cryptographic hash as SHA-256 is, at twice its speed on this project's
+        # machines (no SHA extensions): keys digest every claim's values (31 MB pickled: 0.30
+        # -> 0.15 s). 32 bytes, as before: a key is still 64 hexadecimal digits.
+        self.hash = hashlib.blake2b(digest_size=32)
 
     def write(self, data: bytes) -> int:
         self.hash.update(data)
@@ -119,9 +136,9 @@ class _Sha256:
 
 
 def digest(*values: object) -> str:
-    """SHA-256 of `values` by their pickled form, without pickle's memo (`fast`): equal values
+    """BLAKE2b of `values` by their pickled form, without pickle's memo (`fast`): equal values
     then give equal bytes whether or not they share objects, which unpickled ones often do not."""
-    sink = _Sha256()
+    sink = _Hashing()
     pickler = pickle.Pickler(sink, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
     for value in values:
