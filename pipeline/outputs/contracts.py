@@ -205,10 +205,12 @@ UNIQUE: dict[str, list[str]] = {
 def _column(table: str, col: schema.Column) -> pa.Column:
     checks = list(RULES.get(table, {}).get(col.name, []))
     dtype: str | None = _DTYPES.get(col.type)
+    # Both read the column whole, nulls too (`ignore_na=False`): pandera would otherwise copy each
+    # column without its nulls first, for a dtype, or for a test that drops them itself.
     if col.type == "string":
-        checks.insert(0, pa.Check(_string_dtype, error="must have a pandas string dtype"))
+        checks.insert(0, pa.Check(_string_dtype, ignore_na=False, error="must have a pandas string dtype"))
     elif col.type == "date":
-        checks.insert(0, pa.Check(_dates, error="must be a date (datetime.date)"))
+        checks.insert(0, pa.Check(_dates, ignore_na=False, error="must be a date (datetime.date)"))
     return pa.Column(dtype, checks=checks, nullable=col.name not in REQUIRED.get(table, ()), required=True)
 
 
