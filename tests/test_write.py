@@ -6,11 +6,13 @@ these tests hold it to what Python's csv module writes and reads.
 
 from __future__ import annotations
 
+import array
 import csv
 import datetime as dt
 import io
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
@@ -88,6 +90,25 @@ def test_a_batch_is_quoted_by_its_own_values_not_its_neighbours(
     values = ["ND40rs_v2", "NC6", 'the "v2"', "8 x V100, 32 GiB", "NC6", None, "a\nb"]
     table = pa.table({"text": pa.array(values, kind)}).slice(1, 6)
     assert _csv_text(table, tmp_path) == 'text\nNC6\n"the ""v2"""\n"8 x V100, 32 GiB"\nNC6\n\n"a\nb"\n'
+
+
+def test_a_null_is_an_empty_field_whatever_bytes_its_slot_holds(tmp_path: Path) -> None:
+    """Arrow may leave bytes under a null (an array made from buffers): they are no field's, so
+    they neither quote it nor show."""
+    data = pa.py_buffer(b"NC6a,b\"ND40")
+    offsets = pa.py_buffer(array.array("i", [0, 3, 7, 11]).tobytes())
+    validity = pa.py_buffer(bytes([0b101]))  # the second value is null
+    text = pa.Array.from_buffers(pa.string(), 3, [validity, offsets, data], null_count=1)
+    assert _csv_text(pa.table({"text": text}), tmp_path) == "text\nNC6\n\nND40\n"
+
+
+def test_a_batch_whose_text_could_pass_32_bit_offsets_is_made_as_large_strings() -> None:
+    """A line's fields are joined in one array per batch: its type is chosen by what the batch
+    could grow to, quoting doubling every string."""
+    small = SimpleNamespace(nbytes=1 << 20, num_rows=1 << 14, num_columns=20)
+    huge = SimpleNamespace(nbytes=1 << 30, num_rows=1 << 14, num_columns=20)
+    assert write._text_type(small) == pa.string()  # type: ignore[arg-type]
+    assert write._text_type(huge) == pa.large_string()  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
