@@ -133,9 +133,9 @@ def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> Non
     assert f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s." in text
     rows = text.split("## Where the time goes\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert rows[0] == "| step | start-up s | cold 5 s |"
-    # No document to read at start-up: about nothing, which a loaded machine rounds to 0.001.
+    # The start-up build's read step is shown as it was timed. How long it takes is the
+    # benchmark's to say, not a test's: a fresh-clone CI run on a slow machine timed it at 0.066 s.
     assert f"| read and extract | {steps['read and extract']:.3f} | 0.700 |" in rows
-    assert steps["read and extract"] < 0.05
     assert "| imports | " in rows[3] and rows[3].endswith(" | – |")
     assert "| interpreter start and exit | " in "\n".join(rows) and rows[-1].endswith("| **2.000** |")
     data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
