@@ -126,6 +126,9 @@ def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> Non
     )
     assert all(seconds >= 0 for seconds in steps.values())
     assert sum(steps.values()) <= startup.seconds  # the interpreter's start and exit are outside them
+    # No document to read at start-up: said by the tables it wrote, not by how long it took.
+    written = json.loads((tmp_path / "startup" / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert written["outputs"]["documents"]["rows"] == written["outputs"]["claims"]["rows"] == 0
 
     result = bench.SizeResult(5, documents=5, corpus_bytes=1000, floor_seconds=0.01)
     result.cold = bench.Run(2.0, 1.5, 1024, 0, "", (("survey", 0.1), ("read and extract", 0.7), ("reconcile", 0.9)))
