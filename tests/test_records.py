@@ -65,8 +65,9 @@ def test_a_records_values_are_its_fields_in_order_and_tell_records_apart() -> No
 
 
 def test_a_record_is_made_as_a_dataclass_is() -> None:
-    """`compact` writes the record's `__init__` (each slot set by its descriptor: unpickling
-    half a million claims was mostly their `__init__`), with the same parameters and defaults."""
+    """`compact` writes the record's `__init__` (the fields stored while the object has a
+    mutable twin's class: unpickling half a million claims was mostly their `__init__`), with
+    the same parameters and defaults."""
     values = dataclasses.astuple(ND40)
     assert Claim(*values) == ND40
     assert (ND40.value_text, ND40.value_bool, ND40.interpretation) == (None, None, None)  # defaults
@@ -76,3 +77,20 @@ def test_a_record_is_made_as_a_dataclass_is() -> None:
         Claim(*values, colour="red")  # type: ignore[call-arg]
     first, second = Reconciled((), (), (), (), {}), Reconciled((), (), (), (), {})
     assert first.checked_at == {} and first.checked_at is not second.checked_at  # a default factory's own
+
+
+def test_a_compact_record_is_frozen_and_of_its_own_class_once_made() -> None:
+    """The object is lent a mutable class only while its fields are set."""
+    made = Claim(*dataclasses.astuple(ND40))
+    again = pickle.loads(pickle.dumps(ND40, protocol=pickle.HIGHEST_PROTOCOL))
+    for record in (made, again):
+        assert type(record) is Claim and isinstance(record, Claim)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.value = "64"  # type: ignore[misc]
+        assert record.value == "32" and hash(record) == hash(ND40)
+
+
+def test_a_compact_record_cannot_be_subclassed() -> None:
+    """Its `__init__` gives the object back the record's own class, which would drop a subclass's."""
+    with pytest.raises(TypeError, match="Louder: Claim is a compact record, which cannot be subclassed"):
+        type("Louder", (Claim,), {"__slots__": ()})
