@@ -11,6 +11,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from pipeline.records import compact
+
 _SIZE_RE = re.compile(
     r"""^(?:(?P<tier>standard|basic)_)?
         (?P<family>[A-Z]{1,3})
@@ -39,6 +41,7 @@ FEATURE_LETTERS = {
 """The lowercase additive features of the Azure naming convention."""
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class SizeName:
     """A parsed size name; `canonical` is the one spelling every stage uses."""

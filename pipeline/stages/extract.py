@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pipeline import knowledge
 from pipeline.knowledge.labels import normalize_label
 from pipeline.knowledge.names import parse_series, parse_size
-from pipeline.records import Diagnostic, Document, Extraction, Include, Statement
+from pipeline.records import Diagnostic, Document, Extraction, Include, Statement, compact
 from pipeline.stages.catalog import extract_catalog, is_catalog
 from pipeline.stages.markdown import MAX_NESTING, REFERENCE, Token, tokenize
 from pipeline.stages.read import Limits
@@ -32,6 +32,7 @@ _SUP_CLOSE_RE = re.compile(r"^</sup>$", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class Cell:
     """A table cell as plain text; `parts` are the pieces between `<br>` tags."""

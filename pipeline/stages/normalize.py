@@ -56,6 +56,7 @@ from pipeline.records import (
 # ------------------------------------------------------------------------ source families
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class SourceFamily:
     """What kind of publisher a document comes from, as far as its text shows."""
@@ -237,6 +238,7 @@ def build_series_index(parts: Sequence[Contribution]) -> SeriesIndex:
 # ------------------------------------------------------------------------ claim building
 
 
+@compact
 @dataclass(frozen=True, slots=True)
 class _Value:
     """One value read from a statement, before it is tied to an entity."""
