@@ -1185,3 +1185,20 @@ def test_each_document_adds_its_series_and_models_to_the_shared_context() -> Non
     assert ctx.series.sized == ("ND A100 v4", "ND_GB300_v6")  # the series official pages list sizes under
     assert ctx.models == {"nda100v4": ["A100"], "ndv1": ["V100"]}
     assert ctx.fingerprint() == context(extractions, know).fingerprint()
+
+
+@pytest.mark.parametrize(
+    ("attribute", "column", "claim_id"),
+    [
+        ("series", None, "3ad6e590bfa72a68"),  # no column: the page's series, for the row's size
+        ("scaleout_bandwidth_mbps", "Max Scale-Out Bandwidth (Gbps)", "aa0bfc905e65c1ec"),
+        ("memory_gib", "Memory (GB)", "8ebb573c5d094775"),
+        ("temp_storage_gib", "Temp Disk Size (TB)", "6b8aa9481723d0a4"),
+    ],
+)
+def test_a_claims_id_stays_what_earlier_builds_published(attribute: str, column: str | None, claim_id: str) -> None:
+    """`| Standard_ND128isr_GB300_v6 | 112 | 16 | 4x800 |` (learn-sizes.md, line 11): the ids
+    analysts hold from earlier tables, made as the first build made them (SHA-1 of the place and
+    the value)."""
+    [claim] = [c for c in claims_at(normalized(LEARN), LEARN, 11, attribute) if c.column == column]
+    assert (claim.entity, claim.claim_id) == (GB300, claim_id)
