@@ -59,14 +59,21 @@ class SizeName:
         return self.canonical.lower()
 
 
+_SUP_RE = re.compile(r"<sup>.*?</sup>", re.IGNORECASE)
+_FOOTNOTE_RE = re.compile(r"\s*\[\d+\]$")
+_TIER_APART_RE = re.compile(r"^(standard|basic)\s+(?=[A-Za-z]{1,3}\d)", re.IGNORECASE)
+"""The patterns of the functions below, compiled once: they run for each cell and line, and
+`re.sub` with a pattern's text looks it up in re's cache on every call."""
+
+
 def clean_name(text: str) -> str:
     """Strip what documents wrap around a name: escapes, footnote marks, code ticks, spaces."""
-    s = re.sub(r"<sup>.*?</sup>", "", text, flags=re.IGNORECASE)
+    s = _SUP_RE.sub("", text)
     s = s.replace("\\_", "_").replace("\\", "")
     s = s.strip().strip("`*†‡§¹²³⁴⁵ ").strip()
-    s = re.sub(r"\s*\[\d+\]$", "", s)
+    s = _FOOTNOTE_RE.sub("", s)
     # "Standard ND96asr_v4": the tier written apart from the name, as some pages print it.
-    s = re.sub(r"^(standard|basic)\s+(?=[A-Za-z]{1,3}\d)", r"\1_", s, flags=re.IGNORECASE)
+    s = _TIER_APART_RE.sub(r"\1_", s)
     return s
 
 
@@ -225,15 +232,22 @@ def find_series(text: str) -> tuple[SeriesName, ...]:
     return tuple(out)
 
 
+_MARKS_RE = re.compile(r"[\[\]()'\"`*:|!?]")
+_SERIES_SUFFIX_RE = re.compile(r"-(series|sizes?)\b", re.IGNORECASE)
+_TRAILING_HYPHEN_RE = re.compile(r"-(?=\s|$)")
+_INNER_HYPHEN_RE = re.compile(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])")
+_VERSION_TOKEN_RE = re.compile(r"[vV]\d+")
+
+
 @functools.lru_cache(maxsize=16384)
 def find_series_groups(text: str) -> tuple[tuple[SeriesName, ...], ...]:
     """The series of `find_series`, one group per place the text names them: `NC-series
     customers should move from NC sizes to NC T4 v3 sizes` gives (NC), (NC), (NC T4 v3)."""
-    s = re.sub(r"[\[\]()'\"`*:|!?]", " ", text)
-    s = re.sub(r"-(series|sizes?)\b", r" \1", s, flags=re.IGNORECASE)
-    s = re.sub(r"-(?=\s|$)", " ", s)  # "ND H100 v5-series- Azure Virtual Machines"
+    s = _MARKS_RE.sub(" ", text)
+    s = _SERIES_SUFFIX_RE.sub(r" \1", s)
+    s = _TRAILING_HYPHEN_RE.sub(" ", s)  # "ND H100 v5-series- Azure Virtual Machines"
     # `ND-H100-v5`, `NVads-V710 v5`: hyphens between the tokens of one name.
-    s = re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", " ", s)
+    s = _INNER_HYPHEN_RE.sub(" ", s)
     s = s.replace(",", " , ")
     tokens = s.split()
     if any(t.lower() in ("family", "sub-family", "subfamily") for t in tokens):
@@ -247,7 +261,7 @@ def find_series_groups(text: str) -> tuple[tuple[SeriesName, ...], ...]:
         if tok.lower() in ("size", "sizes") and i + 1 < len(tokens) and tokens[i + 1].lower() == "series":
             continue  # "ND H200 v5 size series" names one series, at "series"
         version = None
-        if tok.lower() == "series" and i + 1 < len(tokens) and re.fullmatch(r"[vV]\d+", tokens[i + 1]):
+        if tok.lower() == "series" and i + 1 < len(tokens) and _VERSION_TOKEN_RE.fullmatch(tokens[i + 1]):
             version = tokens[i + 1].lower()
         names = _names_before(tokens, i)
         if names and version:

@@ -23,6 +23,14 @@ _QTY_RE = re.compile(
     re.IGNORECASE,
 )
 _EMPTY = {"", "-", "–", "—", "n/a", "na", "none", "tbd", "?", "unknown", "not available"}
+_FRACTION_ONLY_RE = re.compile(r"(\d+)\s*/\s*(\d+)")
+_NUMBER_ONLY_RE = re.compile(NUMBER_RE)
+_GROUPED_RE = re.compile(r"\d[ ,]\d")
+_SEPARATORS_RE = re.compile(r"[, ]")
+_FALSE_RE = re.compile(r"^(not\s+supported|unsupported|no\b|not\s+available|false\b|❌)")
+_TRUE_RE = re.compile(r"^(supported|yes\b|available|true\b|✔|✅|:heavy_check_mark:)")
+"""The patterns `parse_number` and `parse_flag` match each cell with, compiled once: `re.match`
+with a pattern's text looks it up in re's cache on every call."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +55,16 @@ def parse_number(text: str) -> float | None:
         return None
     if s.lower() in WORD_NUMBERS:
         return float(WORD_NUMBERS[s.lower()])
-    m = re.fullmatch(r"(\d+)\s*/\s*(\d+)", s)
+    m = _FRACTION_ONLY_RE.fullmatch(s)
     if m:
         den = int(m.group(2))
         return float(Fraction(int(m.group(1)), den)) if den else None
-    if not re.fullmatch(NUMBER_RE, s):
+    if not _NUMBER_ONLY_RE.fullmatch(s):
         return None
-    if re.search(r"\d[ ,]\d", s) and not _valid_grouping(s):
+    if _GROUPED_RE.search(s) and not _valid_grouping(s):
         return None
     try:
-        return float(re.sub(r"[, ]", "", s))
+        return float(_SEPARATORS_RE.sub("", s))
     except ValueError:
         return None
 
@@ -114,9 +122,9 @@ def _quantity(text: str, unit_re: re.Pattern[str]) -> Quantity | None:
 def parse_flag(text: str) -> bool | None:
     """`Supported` -> True, `Not Supported` -> False, anything else None."""
     s = text.strip().lower()
-    if re.match(r"^(not\s+supported|unsupported|no\b|not\s+available|false\b|❌)", s):
+    if _FALSE_RE.match(s):
         return False
-    if re.match(r"^(supported|yes\b|available|true\b|✔|✅|:heavy_check_mark:)", s):
+    if _TRUE_RE.match(s):
         return True
     return None
 

@@ -25,6 +25,8 @@ _INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\
 _INCLUDE_PLAIN_RE = re.compile(r"^\[!INCLUDE\b", re.IGNORECASE)
 """An include directive once markdown has reduced its link to text: `[!INCLUDE name]`."""
 _NOTE_RE = re.compile(r"^\s*\[!(?P<kind>NOTE|TIP|IMPORTANT|CAUTION|WARNING)\]\s*", re.IGNORECASE)
+_URL_KEY_RE = re.compile(r"https?$|\bhttps?://")
+"""A `key: value` line whose key ends in a URL's scheme or holds one: a link, not a key."""
 _KEY_VALUE_RE = re.compile(r"^\s*(?P<key>[^:\n]{1,80}?)\s*:\s+(?P<value>\S.*?)\s*$")
 _BR_RE = re.compile(r"^<br\s*/?>$", re.IGNORECASE)
 _SUP_OPEN_RE = re.compile(r"^<sup>$", re.IGNORECASE)
@@ -318,7 +320,7 @@ def _paragraph(w: _Walker, cell: Cell, first_line: int, method: str, note_kind: 
             if not line_text:
                 continue
         m = _KEY_VALUE_RE.match(line_text)
-        if m and not re.search(r"https?$|\bhttps?://", m.group("key")) and len(m.group("key").split()) <= 8:
+        if m and not _URL_KEY_RE.search(m.group("key")) and len(m.group("key").split()) <= 8:
             value = m.group("value")
             w.add(
                 first_line + offset,
@@ -332,6 +334,7 @@ def _paragraph(w: _Walker, cell: Cell, first_line: int, method: str, note_kind: 
 
 _DELIMITER_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _PIPE_ROW_RE = re.compile(r"^\s*\|?[^|\n]*(?<!\\)\|.*$")
+_UNESCAPED_PIPE_RE = re.compile(r"(?<!\\)\|")
 
 
 def split_row(line: str) -> list[str]:
@@ -342,7 +345,7 @@ def split_row(line: str) -> list[str]:
         s = s[1:]
     if s.endswith("|") and not s.endswith("\\|"):
         s = s[:-1]
-    return [c.strip() for c in re.split(r"(?<!\\)\|", s)]
+    return [c.strip() for c in _UNESCAPED_PIPE_RE.split(s)]
 
 
 def _cell(text: str) -> Cell:
