@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
+from functools import partial
 from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
@@ -30,7 +31,7 @@ def compact(cls: type[R]) -> type[R]:
     assert all(f.init and not f.kw_only for f in every), f"{cls.__name__}: compact needs positional fields"
     assert not hasattr(cls, "__post_init__"), f"{cls.__name__}: compact writes the whole __init__"
     cls.__init__ = _init(cls, every)  # type: ignore[method-assign]
-    cls.__init_subclass__ = classmethod(_final)  # type: ignore[assignment]
+    cls.__init_subclass__ = classmethod(partial(_final, cls))  # type: ignore[assignment]
     get = values_of(cls)
     if len(every) == 1:
         cls.__reduce__ = lambda self: (cls, (get(self),))  # type: ignore[method-assign]
@@ -39,8 +40,8 @@ def compact(cls: type[R]) -> type[R]:
     return cls
 
 
-def _final(cls: type, /, **kwargs: Any) -> None:
-    raise TypeError(f"{cls.__name__}: {cls.__mro__[1].__name__} is a compact record, which cannot be subclassed")
+def _final(record: type, subclass: type, /, **kwargs: Any) -> None:
+    raise TypeError(f"{subclass.__name__}: {record.__name__} is a compact record, which cannot be subclassed")
 
 
 def values_of(cls: type) -> Callable[[Any], Any]:
@@ -74,7 +75,8 @@ def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
         else:
             params.append(f.name)
         body.append(f"    self.{f.name} = {f.name}\n")
-    # The defaults are made before the object is lent: nothing between the two class changes raises.
+    # The defaults are made before the object is lent: nothing between the two class changes
+    # raises (an interrupt there leaves the object unreachable: the call that made it raised).
     lent = "    LEND(self, '__class__', TWIN)\n" + "".join(body) + "    self.__class__ = CLS\n"
     exec(f"def __init__(self, {', '.join(params)}):\n{''.join(made)}{lent}", scope)
     init: Callable[..., None] = scope["__init__"]

@@ -94,3 +94,5 @@ def test_a_compact_record_cannot_be_subclassed() -> None:
     """Its `__init__` gives the object back the record's own class, which would drop a subclass's."""
     with pytest.raises(TypeError, match="Louder: Claim is a compact record, which cannot be subclassed"):
         type("Louder", (Claim,), {"__slots__": ()})
+    with pytest.raises(TypeError, match="Mixed: Claim is a compact record, which cannot be subclassed"):
+        type("Mixed", (type("Mixin", (), {"__slots__": ()}), Claim), {"__slots__": ()})  # named by the record
