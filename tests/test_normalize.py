@@ -1196,9 +1196,9 @@ def test_each_document_adds_its_series_and_models_to_the_shared_context() -> Non
         ("temp_storage_gib", "Temp Disk Size (TB)", "6b8aa9481723d0a4"),
     ],
 )
-def test_a_claims_id_stays_what_earlier_builds_published(attribute: str, column: str | None, claim_id: str) -> None:
-    """`| Standard_ND128isr_GB300_v6 | 112 | 16 | 4x800 |` (learn-sizes.md, line 11): the ids
-    analysts hold from earlier tables, made as the first build made them (SHA-1 of the place and
-    the value)."""
+def test_a_claims_id_is_the_one_earlier_code_made(attribute: str, column: str | None, claim_id: str) -> None:
+    """`| Standard_ND128isr_GB300_v6 | 112 | 16 | 4x800 |` (learn-sizes.md, line 11): the ids the
+    code gave these claims before their id was written out by field (SHA-1 of the place and the
+    value). Analysts hold the ids of the published tables: a claim that does not change keeps it."""
     [claim] = [c for c in claims_at(normalized(LEARN), LEARN, 11, attribute) if c.column == column]
     assert (claim.entity, claim.claim_id) == (GB300, claim_id)
