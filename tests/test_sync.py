@@ -539,7 +539,11 @@ sys.exit(main(sys.argv[2:]))
 
 def killed_sync(at: str, repo: Path, sources: Path) -> None:
     command = [sys.executable, "-c", KILLED, at, "sync", "--from", str(repo), "--sources", str(sources)]
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    # A killed sync cannot remove its work folder: keep it in the test's folder, not the system's.
+    tmp = sources.parent / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
