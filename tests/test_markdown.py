@@ -24,7 +24,7 @@ from bench import corpus
 from pipeline import knowledge
 from pipeline.records import Extraction
 from pipeline.stages.extract import extract, plain_parts
-from pipeline.stages.markdown import PORT, PORT_DEPTH, REFERENCE, Token, tokenize
+from pipeline.stages.markdown import NESTING_MARKS, PORT, PORT_DEPTH, REFERENCE, Token, _port_may_differ, tokenize
 from pipeline.stages.read import discover, parse_bytes, read_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,6 +195,37 @@ def test_pages_the_port_may_read_otherwise_go_to_the_reference(text: str, capfd:
     assert not ported(text)
     assert shape(tokenize(text)) == shape(REFERENCE.parse(text))
     assert capfd.readouterr().err == "", "a panic of the port must not reach the build's output"
+
+
+MAY_DIFFER = [
+    ("<!DOCTYPE html>\n", True),
+    ("<!-- a comment -->\n", False),
+    ("a *_b_*\n", True),
+    ("a _*b*_\n", True),
+    ("a * _ b\n", False),
+    ("- a\n\tb\n", True),
+    ("a\tb\n", False),
+    ("a\x00b\n", True),
+    ("`a`\n|---|---|\n", True),
+    ("<br>\n:-|-:\n", True),
+    ("| A | B |\n|---|---|\n", False),
+    ("[a] ``b``\n", True),
+    ("``b``\n", False),
+    ("[a]\n```\ncode\n```\n", False),
+    ("*" * NESTING_MARKS, False),
+    ("*" * (NESTING_MARKS + 1), True),
+    ("- " * (NESTING_MARKS + 1), True),
+    ("a\n\u00a0\nb\n", True),
+    ("a *\u00ae* b\n", True),
+    ("a *\u00e9* b\n", False),
+]
+"""Pages beside whether the port may read them otherwise (`_port_may_differ`): one for each
+thing it looks for, and a near miss of each."""
+
+
+@pytest.mark.parametrize(("text", "differs"), MAY_DIFFER)
+def test_what_sends_a_page_to_the_reference(text: str, differs: bool) -> None:
+    assert _port_may_differ(text.encode("utf-8"), text) is differs
 
 
 def test_a_shallow_list_is_ported() -> None:
