@@ -418,3 +418,31 @@ def test_the_facts_the_page_shows_are_picked_a_block_of_rows_at_a_time(monkeypat
     assert [row["entity"] for row in whole] == ["NC6", pd.NA, "NC6", "NC6"]
     assert [row["confidence"] for row in whole] == [0.9, 0.5, 0.7, 0.3]
     assert report._picked(df, np.zeros(6, dtype=bool), ("entity",)) == []
+
+
+AMONG = [
+    pytest.param({"NC6", "NV12"}, [True, False, False, True, True, True], id="two-names"),
+    pytest.param({"ND40rs_v2"}, [False, False, True, False, False, False], id="one-name"),
+    pytest.param(set(), [False] * 6, id="none-wanted"),
+    pytest.param({"NC24"}, [False] * 6, id="a-name-not-there"),
+]
+
+
+@pytest.mark.parametrize(("wanted", "expected"), AMONG)
+def test_a_text_column_is_looked_up_by_arrow_as_pandas_would(wanted: set[str], expected: list[bool]) -> None:
+    """A null is in no set; a column of several Arrow chunks and one of Python objects give the
+    answer pandas' `isin` gives, as an array the caller may write to."""
+    import pyarrow as pa
+
+    from pipeline.outputs import report
+
+    halves = [
+        pa.array(["NC6", None, "ND40rs_v2", "NC6"], pa.large_string()),
+        pa.array(["NV12", "NC6"], pa.large_string()),
+    ]
+    arrow = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array(halves)))
+    plain = pd.Series(["NC6", None, "ND40rs_v2", "NC6", "NV12", "NC6"], dtype=object)
+    for column in (arrow, plain):
+        got = report._among(column, wanted)
+        assert got.tolist() == expected == column.isin(wanted).tolist()
+        got[0] = not got[0]  # writable: the caller narrows it in place

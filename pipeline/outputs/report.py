@@ -458,7 +458,7 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
     claims = frames.get("claims")
     if claims is not None and "claim_id" in claims.columns:
         cited = {i for r in rows.get("conflicts", []) for i in _split(r.get("claims"), " ")}
-        rows["claims"] = _dicts(claims[claims["claim_id"].isin(cited)], CLAIM_COLUMNS)
+        rows["claims"] = _dicts(claims[_among(claims["claim_id"], cited)], CLAIM_COLUMNS)
     facts = frames.get("facts")
     if facts is not None and "entity" in facts.columns:
         # Every fact of the sizes shown, and the fact of each value in dispute.
@@ -467,7 +467,7 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
         # Rows are picked by their keys alone, and only the columns the page shows are copied:
         # a copy of every column of the facts near them was the report's largest memory (at
         # 10,000 documents, its process peaked 90 MiB above the tables it inherits).
-        pick = facts["entity"].isin(shown | {entity for entity, _ in disputed}).to_numpy(dtype=bool, copy=True)
+        pick = _among(facts["entity"], shown | {entity for entity, _ in disputed})
         near = facts.loc[pick, ["entity", "attribute"]]
         keys = zip(near["entity"].tolist(), near["attribute"].tolist(), strict=True)
         pick[pick] = [entity in shown or (entity, attribute) in disputed for entity, attribute in keys]
@@ -540,6 +540,21 @@ READS = {
 """Of these tables, the only columns the page reads; of the others, every column. A caller that
 reads the tables from their files need read no other, and one that keeps the page of the last
 build knows what it was made from."""
+
+
+def _among(column: pd.Series, texts: Iterable[str]) -> np.ndarray:
+    """Which values of a text column are in `texts`, as a new boolean array (a null is in none).
+    Arrow-backed text is looked up by Arrow: pandas' `isin` on it first makes an Arrow scalar of
+    each wanted value in Python (at 10,000 documents, the 42,656 claims conflicts cite picked
+    from 519,067: 0.34-0.37 -> 0.04 s)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
+        values = column.array.__arrow_array__()
+        wanted = pa.array([t for t in texts if isinstance(t, str)], values.type)
+        return np.array(pc.is_in(values, value_set=wanted).to_numpy(zero_copy_only=False), dtype=bool)
+    return column.isin(set(texts)).to_numpy(dtype=bool, copy=True)
 
 
 def _dicts(df: pd.DataFrame, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -694,7 +709,7 @@ def _stated_for_sizes(frames: Mapping[str, pd.DataFrame]) -> set[str]:
     stated = {a for a in schema.VM_SIZE_ATTRIBUTES if a in sizes.columns and bool(sizes[a].notna().any())}
     if facts is None or "entity" not in facts.columns or "size" not in sizes.columns:
         return stated
-    of_sizes = facts["entity"].isin(set(sizes["size"].dropna().tolist()))
+    of_sizes = _among(facts["entity"], set(sizes["size"].dropna().tolist()))
     return stated | {str(a) for a in facts.loc[of_sizes, "attribute"].dropna().unique()}
 
 
