@@ -424,6 +424,35 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     assert pieces[2].rec.checked_at == {"c1": (3, b)}
 
 
+def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
+    """The parts' facts and vm_sizes rows regrouped by bucket: a bucket's rows of the first part,
+    then of the second, each in the order its part had them; a bucket decided with no rows gets
+    an empty frame, and a bucket not decided is not given."""
+    bucket_of = {"Standard_NC6": 2, "Standard_NC12": 0, "Standard_ND40rs_v2": 2, "Standard_NV6": 1}
+
+    def facts(*rows: tuple[str, str]) -> pd.DataFrame:
+        entity, attribute = zip(*rows, strict=True)
+        return pd.DataFrame(
+            {"entity": pd.array(entity, dtype="string[pyarrow]"), "attribute": pd.array(attribute, dtype="string")}
+        )
+
+    first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
+    second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
+    sizes = [runner._sizes_frame([{"size": "Standard_NC6"}]), runner._sizes_frame([{"size": "Standard_NV6"}])]
+    parts = [
+        runner._Part(Reconciled((), (), (), (), {}), f, z, [], {}) for f, z in zip((first, second), sizes, strict=True)
+    ]
+    pieces = dict(runner._by_bucket(parts, bucket_of, [2, 0, 3, 2]))
+    assert sorted(pieces) == [0, 2, 3]
+    held = {b: list(p.facts.frame().itertuples(index=False, name=None)) for b, p in pieces.items()}
+    assert held == {
+        0: [("Standard_NC12", "vcpus"), ("Standard_NC12", "memory_gib")],
+        2: [("Standard_NC6", "vcpus"), ("Standard_NC6", "gpu_count"), ("Standard_ND40rs_v2", "vcpus")],
+        3: [],
+    }
+    assert {b: p.sizes["size"].tolist() for b, p in pieces.items()} == {0: [], 2: ["Standard_NC6"], 3: []}
+
+
 def test_the_tables_an_edit_leaves_alone_keep_their_csv_files(seeds: Path, tmp_path: Path) -> None:
     """A line added after the last table changes the documents' table (the page's hash) and no
     claim: the claims' CSV is the previous build's file, and every file is what a build from
