@@ -435,32 +435,34 @@ def _emit(ctx: _Context, st: Statement, entity: str, kind: EntityKind, v: _Value
         value = "true" if v.flag else "false"
     else:
         value = v.text or ""
+    # The fields in their order, not by name: a claim is made for every value of every page, and
+    # matching 22 keywords to parameters took longer than making the record (2.5 against 1.0 us).
     ctx.claims.append(
         Claim(
-            claim_id=_claim_id(
+            _claim_id(
                 st.document, st.line, st.table_index, st.row_index, st.column, entity, v.attribute, n, v.derived, value
             ),
-            document=st.document,
-            line=st.line,
-            section=intern(st.section),
-            table_index=st.table_index,
-            row_index=st.row_index,
-            column=intern(st.column) if st.column else st.column,
-            raw_text=intern(st.raw_text),
-            method="derived" if v.derived else st.method,
-            entity=entity,
-            entity_kind=kind,
-            attribute=v.attribute,
-            value=intern(value),
-            value_number=v.number,
-            value_text=v.text,
-            value_bool=v.flag,
-            range_min=v.low,
-            range_max=v.high,
-            unit=attr.unit if attr.kind == "number" else None,
-            unit_as_written=v.unit_written,
-            interpretation=intern(v.interpretation) if v.interpretation else v.interpretation,
-            name_as_written=_written(st, entity) if kind == "size" else None,
+            st.document,
+            st.line,
+            intern(st.section),
+            st.table_index,
+            st.row_index,
+            intern(st.column) if st.column else st.column,
+            intern(st.raw_text),
+            "derived" if v.derived else st.method,
+            entity,
+            kind,  # entity_kind
+            v.attribute,
+            intern(value),
+            v.number,  # value_number
+            v.text,  # value_text
+            v.flag,  # value_bool
+            v.low,  # range_min
+            v.high,  # range_max
+            attr.unit if attr.kind == "number" else None,
+            v.unit_written,  # unit_as_written
+            intern(v.interpretation) if v.interpretation else v.interpretation,
+            _written(st, entity) if kind == "size" else None,  # name_as_written
         )
     )
 
