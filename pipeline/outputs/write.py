@@ -314,9 +314,13 @@ def _quoted_rows(text: pa.Array) -> pa.Array | None:
         return None
     wide = np.frombuffer(offsets, np.int64 if pa.types.is_large_string(text.type) else np.int32)
     bounds = wide[text.offset : text.offset + len(text) + 1]
-    marks = np.zeros(256, dtype=bool)
-    marks[list(_QUOTED)] = True
-    at = np.flatnonzero(marks[np.frombuffer(data, np.uint8, bounds[-1] - bounds[0], bounds[0])])
+    # A comparison for each of the four bytes: looking each byte up in a table of 256 took half
+    # as long again (the text columns of the facts at 10,000 documents: 0.44 -> 0.28-0.33 s).
+    chars = np.frombuffer(data, np.uint8, bounds[-1] - bounds[0], bounds[0])
+    hit = chars == _QUOTED[0]
+    for mark in _QUOTED[1:]:
+        hit |= chars == mark
+    at = np.flatnonzero(hit)
     if not len(at):
         return None
     rows = np.zeros(len(text), dtype=bool)
