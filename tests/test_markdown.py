@@ -213,6 +213,8 @@ MAY_DIFFER = [
     ("``b``\n", False),
     ("[a]\n```\ncode\n```\n", False),
     ("*" * NESTING_MARKS, False),
+    ("*" * NESTING_MARKS + "\n", False),
+    ("*" * NESTING_MARKS + "\n*", True),
     ("*" * (NESTING_MARKS + 1), True),
     ("- " * (NESTING_MARKS + 1), True),
     ("a\n\u00a0\nb\n", True),

@@ -543,16 +543,18 @@ build knows what it was made from."""
 
 
 def _among(column: pd.Series, texts: Iterable[str]) -> np.ndarray:
-    """Which values of a text column are in `texts`, as a new boolean array (a null is in none).
+    """Which values of a text column are in `texts`, as a new boolean array: only text is
+    looked for, and a null is in none.
     Arrow-backed text is looked up by Arrow: pandas' `isin` on it first makes an Arrow scalar of
     each wanted value in Python (at 10,000 documents, the 42,656 claims conflicts cite picked
     from 519,067: 0.34-0.37 -> 0.04 s)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    texts = [t for t in texts if isinstance(t, str)]
     if isinstance(column.dtype, pd.StringDtype) and column.dtype.storage == "pyarrow":
         values = column.array.__arrow_array__()
-        wanted = pa.array([t for t in texts if isinstance(t, str)], values.type)
+        wanted = pa.array(texts, values.type)
         return np.array(pc.is_in(values, value_set=wanted).to_numpy(zero_copy_only=False), dtype=bool)
     return column.isin(set(texts)).to_numpy(dtype=bool, copy=True)
 

@@ -94,6 +94,7 @@ NESTING_MARKS = 20_000
 the port's tree is freed recursively, and a page nested some 60,000 deep crashes the process
 (a segmentation fault, which no handler catches)."""
 _NESTING = (b">", b"*", b"_", b"[", b"~", b"- ", b"+ ", b". ", b") ")
+assert len({mark[0] for mark in _NESTING}) == len(_NESTING), "no two marks may begin with one byte (_port_may_differ)"
 
 _MAY_DIFFER_BYTES = (b"*_", b"_*", b"\x00")
 """Emphasis delimiters of both kinds side by side, and a NUL: found by a plain search."""
@@ -116,9 +117,10 @@ _BESIDE_DELIMITER = re.compile(r"[*_~][^\x00-\x7f]|[^\x00-\x7f][*_~]")
 
 def _port_may_differ(data: bytes, text: str) -> bool:
     """Whether the page holds what the two parsers read differently, or may crash the port."""
-    # Each pattern is looked for only where a plain search finds the byte it needs: one
-    # regular expression of all of them tried each alternative at every byte of every page.
-    if any(marks in data for marks in _MAY_DIFFER_BYTES):
+    # Each pattern but the delimiter row's is looked for only where a plain search finds the
+    # bytes it needs: one regular expression of all of them tried each alternative at every
+    # byte of every page.
+    if any(needle in data for needle in _MAY_DIFFER_BYTES):
         return True
     if b"<!" in data and _DECLARATION.search(data):
         return True
