@@ -7,13 +7,14 @@ import functools
 import re
 
 from pipeline import knowledge
+from pipeline.knowledge.names import SUPERSCRIPT_RE
 
 
 @functools.lru_cache(maxsize=16384)
 def normalize_label(label: str) -> str:
     """A header or key folded for matching: lowercase, units and punctuation removed."""
     know = knowledge.load()
-    s = re.sub(r"<sup>.*?</sup>", " ", label, flags=re.IGNORECASE)
+    s = SUPERSCRIPT_RE.sub(" ", label)
     s = re.sub(r"<[^>]+>", " ", s)
     s = re.sub(r"['’](?=s\b)", "", s)  # vCPU's -> vCPUs
     s = re.sub(r"\(([^)]*)\)", lambda m: " " if _is_unit_text(m.group(1), know) else f" {m.group(1)} ", s)

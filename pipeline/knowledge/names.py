@@ -59,7 +59,8 @@ class SizeName:
         return self.canonical.lower()
 
 
-_SUP_RE = re.compile(r"<sup>.*?</sup>", re.IGNORECASE)
+SUPERSCRIPT_RE = re.compile(r"<sup>.*?</sup>", re.IGNORECASE)
+"""A footnote mark in superscript: no part of a name (`clean_name`) or a label (`labels`)."""
 _FOOTNOTE_RE = re.compile(r"\s*\[\d+\]$")
 _TIER_APART_RE = re.compile(r"^(standard|basic)\s+(?=[A-Za-z]{1,3}\d)", re.IGNORECASE)
 """The patterns of the functions below, compiled once: they run for each cell and line, and
@@ -68,7 +69,7 @@ _TIER_APART_RE = re.compile(r"^(standard|basic)\s+(?=[A-Za-z]{1,3}\d)", re.IGNOR
 
 def clean_name(text: str) -> str:
     """Strip what documents wrap around a name: escapes, footnote marks, code ticks, spaces."""
-    s = _SUP_RE.sub("", text)
+    s = SUPERSCRIPT_RE.sub("", text)
     s = s.replace("\\_", "_").replace("\\", "")
     s = s.strip().strip("`*†‡§¹²³⁴⁵ ").strip()
     s = _FOOTNOTE_RE.sub("", s)
