@@ -61,6 +61,21 @@ def test_each_value_is_written_as_its_field(value: Any, kind: pa.DataType, field
     assert _csv_text(table, tmp_path) == f"value,next\n{field},x\n"
 
 
+@pytest.mark.parametrize(
+    ("last", "lines"),
+    [
+        (pa.array(["x", None, "y,z"]), ["size,last", "NC6,x", "NC12,", 'ND40rs_v2,"y,z"']),
+        (pa.array([None, None, None], pa.int64()), ["size,last", "NC6,", "NC12,", "ND40rs_v2,"]),
+        (pa.array([True, None, False]), ["size,last", "NC6,True", "NC12,", "ND40rs_v2,False"]),
+    ],
+    ids=["text", "all null", "flags"],
+)
+def test_a_line_ends_after_its_last_field_null_or_not(last: pa.Array, lines: list[str], tmp_path: Path) -> None:
+    """The line's end is joined to the last field alone: a null there is still an empty field."""
+    table = pa.table({"size": ["NC6", "NC12", "ND40rs_v2"], "last": last})
+    assert _csv_text(table, tmp_path) == "\n".join(lines) + "\n"
+
+
 def test_each_float_keeps_its_own_text_when_a_column_repeats_numbers(tmp_path: Path) -> None:
     # Floats are formatted once per distinct value, then looked up: 0.0 and -0.0 are equal as
     # numbers yet print apart, and a repeated value prints the same each time.
