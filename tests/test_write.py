@@ -110,7 +110,7 @@ def test_a_batch_is_quoted_by_its_own_values_not_its_neighbours(
 def test_a_null_is_an_empty_field_whatever_bytes_its_slot_holds(tmp_path: Path) -> None:
     """Arrow may leave bytes under a null (an array made from buffers): they are no field's, so
     they neither quote it nor show."""
-    data = pa.py_buffer(b"NC6a,b\"ND40")
+    data = pa.py_buffer(b'NC6a,b"ND40')
     offsets = pa.py_buffer(array.array("i", [0, 3, 7, 11]).tobytes())
     validity = pa.py_buffer(bytes([0b101]))  # the second value is null
     text = pa.Array.from_buffers(pa.string(), 3, [validity, offsets, data], null_count=1)
