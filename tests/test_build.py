@@ -1070,6 +1070,40 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
     assert str(whole["entity"].dtype) == "string" and str(whole["confidence"].dtype) == "Float64"
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["frames", "a kept bucket packed"])
+def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(packed: bool) -> None:
+    """Each column is joined and put in order as a pandas array, whatever its type: text,
+    whole numbers, numbers, flags and dates (as `datetime.date` objects), nulls kept in their
+    rows, each column's dtype the one `frame` gives. A kept bucket's part comes packed."""
+    import datetime as dt
+
+    columns = [
+        c
+        for c in tables()["facts"]
+        if c.name in ("entity", "attribute", "value", "sources", "confidence", "stale", "as_of")
+    ]
+    rows = {
+        "entity": ["NC6", "ND40rs_v2", "NC12", "NV6", "NC24"],
+        "attribute": ["vcpus", "vcpus", "gpu_count", "vcpus", "memory_gib"],
+        "value": ["6", None, "2", "6", "224"],
+        "sources": [3, 1, None, 2, 4],
+        "confidence": [0.9, None, 0.5, 0.75, 1.0],
+        "stale": [False, True, None, False, True],
+        "as_of": [dt.date(2020, 1, 2), None, dt.date(2019, 5, 6), dt.date(2021, 7, 8), dt.date(2018, 3, 4)],
+    }
+
+    def part(picked: list[int]) -> Any:
+        made = frame({name: [values[i] for i in picked] for name, values in rows.items()}, columns)
+        ordered = made.sort_values(["entity", "attribute"], ignore_index=True)
+        return runner._Packed.of(ordered) if packed else ordered
+
+    whole = frame(rows, columns).sort_values(["entity", "attribute"], ignore_index=True)
+    joined = runner._in_order([part([0, 3]), part([1, 2, 4])], ["entity", "attribute"])
+    pd.testing.assert_frame_equal(joined, whole)
+    assert joined["entity"].tolist() == ["NC12", "NC24", "NC6", "ND40rs_v2", "NV6"]
+    assert joined["as_of"].tolist()[3] is None and joined["as_of"].tolist()[0] == dt.date(2019, 5, 6)
+
+
 def test_each_table_is_synced_as_it_is_written_before_the_output_is_swapped_in(
     seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

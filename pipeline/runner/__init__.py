@@ -1344,7 +1344,7 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
         for part in parts:
             if isinstance(part, dict):
                 del part[name]
-        joined = type(arrays[0])._concat_same_type(arrays)
+        joined = type(arrays[0])._concat_same_type(arrays)  # pandas' extension array interface
         del arrays
         # The parts' columns were unpickled into the C heap, the whole is made in Arrow's pool:
         # what the parts free is handed back as it goes, or the two would add up (10,000
