@@ -1071,11 +1071,21 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
 
 
 @pytest.mark.parametrize("packed", [False, True], ids=["frames", "a kept bucket packed"])
-def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(packed: bool) -> None:
+@pytest.mark.parametrize(
+    "picked",
+    [([0, 3], [1, 2, 4]), ([2, 4, 0], [1, 3])],
+    ids=["interleaved", "one after the other"],
+)
+def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
+    packed: bool, picked: tuple[list[int], list[int]]
+) -> None:
     """Each column is joined and put in order as a pandas array, whatever its type: text,
     whole numbers, numbers, flags and dates (as `datetime.date` objects), nulls kept in their
-    rows, each column's dtype the one `frame` gives. A kept bucket's part comes packed."""
+    rows, each column's dtype the one `frame` gives, each text column one Arrow chunk. A kept
+    bucket's part comes packed; parts that follow each other are joined as they are."""
     import datetime as dt
+
+    import pyarrow as pa
 
     columns = [
         c
@@ -1098,10 +1108,42 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(packed: bool)
         return runner._Packed.of(ordered) if packed else ordered
 
     whole = frame(rows, columns).sort_values(["entity", "attribute"], ignore_index=True)
-    joined = runner._in_order([part([0, 3]), part([1, 2, 4])], ["entity", "attribute"])
+    joined = runner._in_order([part(p) for p in picked], ["entity", "attribute"])
     pd.testing.assert_frame_equal(joined, whole)
     assert joined["entity"].tolist() == ["NC12", "NC24", "NC6", "ND40rs_v2", "NV6"]
     assert joined["as_of"].tolist()[3] is None and joined["as_of"].tolist()[0] == dt.date(2019, 5, 6)
+    for name in ("entity", "attribute", "value"):
+        assert not isinstance(pa.array(joined[name].array), pa.ChunkedArray), name  # pandas' one chunk
+
+
+_COUNTING_POOLS: list[Any] = []
+"""Arrow memory pools a test counted allocations with: kept for the process's life."""
+
+
+def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column() -> None:
+    """A text column's parts are let go once joined into one chunk, before the rows are put in
+    order: the parts, the joined column and the ordered one are never held at once (the
+    facts' reasons are 70 MB at 10,000 documents). Counted by a pool of Arrow's own."""
+    import pyarrow as pa
+
+    rows, reason = 50_000, "r" * 600
+    pool, default = pa.proxy_memory_pool(pa.default_memory_pool()), pa.default_memory_pool()
+    _COUNTING_POOLS.append(pool)  # what it allocated may be freed after the test: it must outlive that
+    pa.set_memory_pool(pool)
+    try:
+
+        def part(offset: int) -> pd.DataFrame:
+            entities = [f"Standard_NC{2 * n + offset:06d}" for n in range(rows)]
+            return frame({"entity": entities, "attribute": ["vcpus"] * rows, "reason": [reason] * rows}, columns)
+
+        columns = [c for c in tables()["facts"] if c.name in ("entity", "attribute", "reason")]
+        parts = [part(0), part(1)]
+        text = 2 * rows * len(reason)  # the reasons of both parts
+        joined = runner._in_order(parts, ["entity", "attribute"])
+        assert joined["entity"].iloc[1] == "Standard_NC000001" and len(joined) == 2 * rows
+        assert pool.max_memory() < 2.5 * text
+    finally:
+        pa.set_memory_pool(default)
 
 
 def test_each_table_is_synced_as_it_is_written_before_the_output_is_swapped_in(
