@@ -1130,13 +1130,13 @@ def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column() -
     pool, default = pa.proxy_memory_pool(pa.default_memory_pool()), pa.default_memory_pool()
     _COUNTING_POOLS.append(pool)  # what it allocated may be freed after the test: it must outlive that
     pa.set_memory_pool(pool)
+    columns = [c for c in tables()["facts"] if c.name in ("entity", "attribute", "reason")]
     try:
 
         def part(offset: int) -> pd.DataFrame:
             entities = [f"Standard_NC{2 * n + offset:06d}" for n in range(rows)]
             return frame({"entity": entities, "attribute": ["vcpus"] * rows, "reason": [reason] * rows}, columns)
 
-        columns = [c for c in tables()["facts"] if c.name in ("entity", "attribute", "reason")]
         parts = [part(0), part(1)]
         text = 2 * rows * len(reason)  # the reasons of both parts
         joined = runner._in_order(parts, ["entity", "attribute"])
