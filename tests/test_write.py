@@ -9,8 +9,11 @@ from __future__ import annotations
 import array
 import csv
 import datetime as dt
+import hashlib
 import io
+import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,6 +25,7 @@ from hypothesis import strategies as st
 
 from pipeline.outputs import write
 from pipeline.outputs.write import write_csv
+from tests.conftest import SECOND, a_tick_later, forged, settled
 
 
 def _csv_text(table: pa.Table, tmp_path: Path) -> str:
@@ -366,3 +370,111 @@ def test_an_output_written_by_other_code_lends_nothing(manifest: str, tmp_path: 
     (tmp_path / "manifest.json").write_text(manifest)
     assert write.Previous.of(tmp_path, "code A") is None
     assert write.Previous.of(tmp_path / "missing", "code A") is None
+
+
+# --------------------------------------------------------------------------- stamps vouching for digests
+
+
+@pytest.mark.parametrize(
+    ("mtime_ns", "age_ns", "settled"),
+    [
+        pytest.param(1_795_772_367_592_171_188, 100_000_000, True, id="a tenth of a second before"),
+        pytest.param(1_795_772_367_592_171_188, 99_999_999, False, id="just under a tenth of a second"),
+        pytest.param(1_795_772_367_592_171_188, 0, False, id="as it is read"),
+        pytest.param(1_795_772_367 * SECOND, SECOND, False, id="whole seconds, one before"),
+        pytest.param(1_795_772_367 * SECOND, 2 * SECOND, True, id="whole seconds, two before"),
+    ],
+)
+def test_a_stamp_vouches_for_bytes_written_a_tick_of_the_clock_before(
+    mtime_ns: int, age_ns: int, settled: bool
+) -> None:
+    """A write within the same tick as the last one leaves the modification time as it was: only
+    bytes written a tick before they are read can be vouched for by it. A file system that keeps
+    whole seconds ticks every second or two (FAT)."""
+    stamp = write.Stamp(1, 2, 3, mtime_ns, mtime_ns)
+    assert stamp.settled(mtime_ns + age_ns) is settled
+
+
+def test_a_file_whose_stamp_is_as_recorded_is_not_read(tmp_path: Path) -> None:
+    path = tmp_path / "facts.csv"
+    path.write_bytes(b"entity,attribute\nStandard_ND40rs_v2,vcpus\n")
+    stamp = settled(path)
+    digests = write.Digests()
+    assert digests.sha256(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert digests.vouched == {"facts.csv": (stamp, hashlib.sha256(path.read_bytes()).hexdigest())}
+    # A record that says another digest is believed: the file is not read to check it.
+    recorded = write.Digests(known={"facts.csv": (stamp, "the digest recorded")})
+    assert recorded.sha256(path) == "the digest recorded"
+    assert recorded.vouched == {"facts.csv": (stamp, "the digest recorded")}
+
+
+def test_a_file_written_a_moment_ago_is_read_but_not_vouched_for(tmp_path: Path) -> None:
+    path = tmp_path / "facts.csv"
+    path.write_bytes(b"entity\nStandard_ND40rs_v2\n")
+    digests = write.Digests()
+    assert digests.sha256(path) == hashlib.sha256(b"entity\nStandard_ND40rs_v2\n").hexdigest()
+    assert digests.vouched == {}
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda p: forged(p, p.read_bytes().replace(b"40", b"41")), id="same size and time"),
+        pytest.param(lambda p: p.write_bytes(p.read_bytes() + b"Standard_NC6\n"), id="a row added"),
+        pytest.param(lambda p: (p.unlink(), p.write_bytes(b"entity\nStandard_ND41rs_v2\n")), id="another file"),
+    ],
+)
+def test_a_file_changed_since_it_was_recorded_is_read_again(edit: Callable[[Path], object], tmp_path: Path) -> None:
+    """The change time moves with every write and every setting of the times: an edit that keeps
+    the size and sets the modification time back (a copy that keeps times) still shows."""
+    path = tmp_path / "facts.csv"
+    path.write_bytes(b"entity\nStandard_ND40rs_v2\n")
+    stamp = settled(path)
+    a_tick_later(stamp)
+    edit(path)
+    assert write.Digests(known={"facts.csv": (stamp, "the digest recorded")}).sha256(path) == (
+        hashlib.sha256(path.read_bytes()).hexdigest()
+    )
+
+
+def _recorded(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[write.Previous, list[Path]]:
+    """The output in `folder`, its files settled and recorded, as the next build's `Previous`
+    finds it; and the files that build reads to hash them."""
+    recorded = write.Digests()
+    for path in sorted(folder.iterdir()):
+        settled(path)
+        recorded.sha256(path)
+    previous = write.Previous.of(folder, "code A", write.Digests(known=recorded.vouched))
+    assert previous is not None
+    read: list[Path] = []
+    hash_file = write.file_sha256
+    monkeypatch.setattr(write, "file_sha256", lambda path: read.append(path) or hash_file(path))
+    return previous, read
+
+
+def test_a_file_taken_whose_stamp_is_as_recorded_is_linked_without_reading_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = _written(tmp_path / "before", ["Standard_ND40rs_v2"])
+    listed = json.loads((before / "manifest.json").read_text())["outputs"]["vm_sizes"]["sha256"]
+    previous, read = _recorded(before, monkeypatch)
+    (tmp_path / "stage").mkdir()
+    assert previous.take("vm_sizes.csv", listed, tmp_path / "stage")
+    assert read == []
+    taken = write.Stamp.of(tmp_path / "stage" / "vm_sizes.csv")
+    assert taken is not None and taken.inode == (before / "vm_sizes.csv").stat().st_ino
+    assert previous.hashes == {"vm_sizes.csv": listed}
+    assert previous.digests.vouched == {"vm_sizes.csv": (taken, listed)}
+
+
+def test_a_file_changed_since_it_was_recorded_is_not_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _written(tmp_path / "before", ["Standard_ND40rs_v2"])
+    listed = json.loads((before / "manifest.json").read_text())["outputs"]["vm_sizes"]["sha256"]
+    previous, read = _recorded(before, monkeypatch)
+    a_tick_later(previous.digests.known["vm_sizes.csv"][0])
+    forged(before / "vm_sizes.csv", b"size\nStandard_ND41rs_v2\n")
+    (tmp_path / "stage").mkdir()
+    assert not previous.take("vm_sizes.csv", listed, tmp_path / "stage")
+    assert read == [tmp_path / "stage" / "vm_sizes.csv"]
+    assert not (tmp_path / "stage" / "vm_sizes.csv").exists()
+    assert previous.hashes == {} and previous.digests.vouched == {}

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,6 +126,78 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+SETTLED_NS = 100_000_000
+"""How long before a file is read its bytes must have been written for its stamp to vouch for
+what was read (`Stamp.settled`): a write within the same tick of the file system's clock leaves
+the modification time as it was. Linux's file systems tick every 1 to 10 ms."""
+WHOLE_SECONDS_NS = 2_000_000_000
+"""The same for a file system that keeps whole seconds (FAT keeps two)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What the file system says of a file: which it is (device, inode), its size, when its bytes
+    were last written and when it last changed at all (the change time moves too when the
+    modification time is set back by hand). While these are the same, so are the bytes, as make
+    and git assume: a build learns that an output is as it left it without reading its hundreds
+    of MB again (`Digests`)."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, path: Path) -> Stamp | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def settled(self, now_ns: int) -> bool:
+        """Whether the bytes were written a tick of the file system's clock or more before
+        `now_ns` (the system's clock): any write after that moves the modification time. (A file
+        system on another machine keeps that machine's time: one whose clock is behind would let
+        a write within a tick of the last one go unseen.)"""
+        whole = self.mtime_ns % 1_000_000_000 == 0
+        return now_ns - self.mtime_ns >= (WHOLE_SECONDS_NS if whole else SETTLED_NS)
+
+    def same_file(self, other: Stamp) -> bool:
+        """Whether `other` is this file, not written since: a hard link moves only the change time."""
+        mine = (self.device, self.inode, self.size, self.mtime_ns)
+        return mine == (other.device, other.inode, other.size, other.mtime_ns)
+
+
+Vouched = tuple[Stamp, str]
+"""A file's SHA-256 digest and the stamp that vouches for it."""
+
+
+@dataclass
+class Digests:
+    """The SHA-256 digests of an output folder's files, each with the stamp that vouches for it:
+    `known` as the last build recorded them, by file name; `vouched` those this build found so
+    or made, for it to record. A file whose stamp is the one `known` records is not read."""
+
+    known: Mapping[str, Vouched] = field(default_factory=dict)
+    vouched: dict[str, Vouched] = field(default_factory=dict)
+
+    def sha256(self, path: Path) -> str:
+        """`path`'s digest: the one known for its name when its stamp is the one recorded; else
+        read, and vouched for when its stamp was settled before the reading and the same after."""
+        name, before = path.name, Stamp.of(path)
+        known = self.known.get(name)
+        if before is not None and known is not None and known[0] == before:
+            self.vouched[name] = known
+            return known[1]
+        now = time.time_ns()
+        sha = file_sha256(path)
+        if before is not None and before.settled(now) and Stamp.of(path) == before:
+            self.vouched[name] = (before, sha)
+        return sha
+
+
 @dataclass
 class Previous:
     """The tables of the output folder a build replaces, as its manifest lists them, when the
@@ -134,14 +207,16 @@ class Previous:
     which was most of the time an edit of one document spent writing (`take_csv`). The runner
     takes whole files from there the same way, each checked against a digest it knows (`take`):
     the tables an edit changes no claim of, and the page. `hashes` are the files' digests this
-    build already knows, for its manifest."""
+    build already knows, for its manifest; `digests`, those the last build recorded of `folder`'s
+    files with their stamps, and those of the files this build takes."""
 
     folder: Path
     outputs: Mapping[str, Mapping[str, Any]]
     hashes: dict[str, str] = field(default_factory=dict)
+    digests: Digests = field(default_factory=Digests)
 
     @classmethod
-    def of(cls, out: Path, code: str) -> Previous | None:
+    def of(cls, out: Path, code: str, digests: Digests | None = None) -> Previous | None:
         """`out`'s tables when its manifest says they were written by `code`; None otherwise."""
         try:
             listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
@@ -152,13 +227,13 @@ class Previous:
                 return None
         except (OSError, ValueError, KeyError):
             return None
-        return cls(out, outputs)
+        return cls(out, outputs, digests=digests or Digests())
 
     def take_csv(self, name: str, folder: Path) -> bool:
         """`name`.csv into `folder` from the previous output, when `folder`'s `name`.parquet is
         the previous one and the previous CSV is still the file its manifest lists."""
         entry = self.outputs.get(name, {})
-        parquet = self.hashes[f"{name}.parquet"] = file_sha256(folder / f"{name}.parquet")
+        parquet = self.hashes[f"{name}.parquet"] = self.digests.sha256(folder / f"{name}.parquet")
         return parquet == entry.get("parquet_sha256") and self.take(f"{name}.csv", entry.get("sha256"), folder)
 
     def take(self, file: str, sha256: str | None, folder: Path) -> bool:
@@ -168,15 +243,23 @@ class Previous:
             return False
         target = folder / file
         try:
+            source, known = Stamp.of(self.folder / file), self.digests.known.get(file)
             self.link(file, folder)
             # What was taken is checked, not what was there before: the file may have been edited.
-            taken = file_sha256(target)
+            # It is not read again when it is the file whose stamp vouched for that digest, linked.
+            linked = Stamp.of(target)
+            if known == (source, sha256) and source is not None and linked is not None and source.same_file(linked):
+                self.digests.vouched[file] = (linked, sha256)
+                taken = sha256
+            else:
+                taken = self.digests.sha256(target)
             if taken == sha256:
                 self.hashes[file] = taken
                 return True
         except OSError:
             pass
         target.unlink(missing_ok=True)
+        self.digests.vouched.pop(file, None)
         return False
 
     def link(self, file: str, folder: Path) -> None:
