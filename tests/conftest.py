@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from pipeline.outputs.write import Stamp
 from pipeline.records import BuildResult
 from pipeline.runner import compute
 
@@ -48,20 +47,17 @@ def shipped_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SECOND = 1_000_000_000
 
 
-def settled(path: Path, seconds: float = 5.0) -> Stamp:
-    """`path` as if written `seconds` ago: its modification time set back (which moves its change
-    time to now, as any setting of the time does)."""
-    st = path.stat()
-    back = st.st_mtime_ns - int(seconds * SECOND)
-    os.utime(path, ns=(back, back))
-    stamp = Stamp.of(path)
-    assert stamp is not None
-    return stamp
-
-
-def a_tick_later(stamp: Stamp) -> None:
-    """Wait until the file system's clock has moved on from the change time of `stamp`."""
-    time.sleep(1.1 if stamp.ctime_ns % SECOND == 0 else 0.05)
+def settle(*paths: Path) -> None:
+    """`paths` as if written a while ago, and as a build finds them a tick after that: their
+    modification times set back five seconds, then a wait for the change time that this moves
+    to be old enough for their stamps to vouch for their bytes (`write.Stamp.settled`)."""
+    whole = False
+    for path in paths:
+        st = path.stat()
+        back = st.st_mtime_ns - 5 * SECOND
+        os.utime(path, ns=(back, back))
+        whole = whole or path.stat().st_ctime_ns % SECOND == 0
+    time.sleep(2.1 if whole else 0.11)
 
 
 def forged(path: Path, data: bytes) -> None:
@@ -71,3 +67,21 @@ def forged(path: Path, data: bytes) -> None:
     assert len(data) == st.st_size
     path.write_bytes(data)
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files read to hash them from now on in the test (`write.file_sha256`)."""
+    from pipeline import runner
+    from pipeline.outputs import write
+
+    read: list[Path] = []
+    hash_file = write.file_sha256
+
+    def counted(path: Path) -> str:
+        read.append(path)
+        return hash_file(path)
+
+    monkeypatch.setattr(write, "file_sha256", counted)
+    monkeypatch.setattr(runner, "file_sha256", counted)
+    return read

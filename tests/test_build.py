@@ -22,11 +22,11 @@ import pytest
 from pipeline import ContractViolation, build, runner
 from pipeline.outputs import write
 from pipeline.outputs.schema import tables
-from pipeline.outputs.write import Stamp, frame
+from pipeline.outputs.write import frame
 from pipeline.records import BuildResult
-from pipeline.runner.cache import Memo
+from pipeline.runner.cache import Cache, Memo
 from pipeline.stages.reconcile import Reconciled
-from tests.conftest import a_tick_later, forged, settled
+from tests.conftest import forged, settle
 
 TABLES = ["documents", "claims", "vm_sizes", "diagnostics"]
 
@@ -472,14 +472,13 @@ def test_the_tables_an_edit_leaves_alone_keep_their_csv_files(seeds: Path, tmp_p
     assert _files(out) == _files(scratch)
 
 
-def _recorded(seeds: Path, out: Path) -> None:
-    """`out` built from `seeds`, its files as if written a while ago, then found unchanged by a
+def _built_and_recorded(sources: Path, out: Path) -> None:
+    """`out` built from `sources`, its files as if written a while ago, then found unchanged by a
     build, which records each file's digest with the stamp that vouches for it (`write.Digests`):
-    files written a moment before they are hashed are not vouched for, and a small build's are."""
-    build(seeds, out)
-    for path in out.iterdir():
-        settled(path)
-    assert build(seeds, out).up_to_date
+    a file that changed a moment before it is hashed is not vouched for, and a small build's are."""
+    build(sources, out)
+    settle(*out.iterdir())
+    assert build(sources, out).up_to_date
 
 
 @pytest.mark.parametrize("recorded", [False, True], ids=["just built", "its stamps recorded"])
@@ -504,15 +503,12 @@ def test_an_output_edited_by_hand_is_rebuilt(
     name: str, edit: Callable[[bytes], bytes] | None, recorded: bool, seeds: Path, tmp_path: Path
 ) -> None:
     """A build with nothing changed in the sources checks every file the manifest lists against
-    its digest: one edited or removed is written again. A file whose stamp the last build
-    recorded is not read, but any edit moves its change time, even one that keeps its size and
-    sets its times back (a copy that keeps times)."""
+    its digest: one edited or removed is written again, and the build after that finds it as
+    written. A file whose stamp the last build recorded is not read, but any edit moves its
+    change time, even one that keeps its size and sets its times back (a copy that keeps times)."""
     out = tmp_path / "output"
     if recorded:
-        _recorded(seeds, out)
-        stamp = Stamp.of(out / name)
-        assert stamp is not None
-        a_tick_later(stamp)
+        _built_and_recorded(seeds, out)
     else:
         build(seeds, out)
     original = (out / name).read_bytes()
@@ -525,22 +521,38 @@ def test_an_output_edited_by_hand_is_rebuilt(
     result = build(seeds, out)
     assert not result.up_to_date
     assert (out / name).read_bytes() == original
+    assert build(seeds, out).up_to_date
+
+
+def test_a_file_changed_after_it_was_read_is_not_recorded(tmp_path: Path) -> None:
+    """A build records the digests it read only for files that still have the stamps they had
+    then: an edit made while it ran, even one that keeps the size and the times, is read by the
+    next build."""
+    out = tmp_path / "output"
+    out.mkdir()
+    (out / "facts.csv").write_bytes(b"entity\nStandard_ND40rs_v2\n")
+    (out / "vm_sizes.csv").write_bytes(b"size\nStandard_NC6\n")
+    settle(*out.iterdir())
+    digests = write.Digests()
+    for path in sorted(out.iterdir()):
+        digests.sha256(path)
+    forged(out / "facts.csv", b"entity\nStandard_ND41rs_v2\n")
+    cache = Cache(tmp_path / "cache")
+    runner._record(cache, out, digests)
+    assert set(runner._recorded(cache, out).known) == {"vm_sizes.csv"}
 
 
 def test_a_build_with_nothing_changed_reads_no_output_whose_stamp_vouches_for_it(
-    seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    seeds: Path, tmp_path: Path, reads: list[Path]
 ) -> None:
     """Each file the manifest lists is checked by the stamp recorded with its digest, not read
     again: at 10,000 documents that was 419 MB, most of such a build's time."""
     out = tmp_path / "output"
-    _recorded(seeds, out)
-    read: list[Path] = []
-    hash_file = write.file_sha256
-    monkeypatch.setattr(write, "file_sha256", lambda path: read.append(path) or hash_file(path))
-    monkeypatch.setattr(runner, "file_sha256", lambda path: read.append(path) or hash_file(path))
+    _built_and_recorded(seeds, out)
+    reads.clear()
     before = _files(out)
     assert build(seeds, out).up_to_date
-    assert read == []
+    assert reads == []
     assert _files(out) == before
 
 
@@ -705,30 +717,24 @@ def test_an_edit_that_changes_no_claim_takes_the_reconciled_tables_from_the_outp
 
 
 def test_tables_taken_from_the_output_replaced_are_not_read_where_their_stamps_vouch_for_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reads: list[Path]
 ) -> None:
     """An edit that changes no claim links the reconciled tables' files from the output it
-    replaces; each whose stamp is the one recorded with its digest is not read to check it. The
-    build records them again with the stamps they have in the new output (linking them, and
-    removing the old output's links, moved their change times), so the next build finds them
-    unchanged without reading them either."""
+    replaces; each whose stamp is the one recorded with its digest is not read to check it.
+    Linking them, and removing the old output's links, moved their change times: this build
+    does not vouch for them, and the next one reads them again (and records them)."""
     sources, out, pages = _generated_and_built(tmp_path)
-    for path in out.iterdir():
-        settled(path)
-    assert build(sources, out).up_to_date  # read once, and recorded
-    read: list[str] = []
-    hash_file = write.file_sha256
-    monkeypatch.setattr(write, "file_sha256", lambda path: read.append(path.name) or hash_file(path))
-    monkeypatch.setattr(runner, "file_sha256", lambda path: read.append(path.name) or hash_file(path))
+    _built_and_recorded(sources, out)
     facts = os.stat(out / "facts.parquet").st_ino
+    reads.clear()
     pages[3].write_text(pages[3].read_text("utf-8") + "\nEdited.\n", "utf-8")
     assert not build(sources, out).up_to_date
     assert os.stat(out / "facts.parquet").st_ino == facts, "the tables were taken"
-    taken = {file for name in runner.TAKEN_TABLES for file in (f"{name}.csv", f"{name}.parquet")}
-    assert taken & set(read) == set()
-    read.clear()
+    taken = {out / f"{name}.{suffix}" for name in runner.TAKEN_TABLES for suffix in ("csv", "parquet")}
+    assert {path.name for path in reads} & {path.name for path in taken} == set()
+    reads.clear()
     assert build(sources, out).up_to_date
-    assert taken & set(read) == set()
+    assert taken <= set(reads)
 
 
 def test_output_folders_that_share_a_cache_each_take_from_their_own_last_build(tmp_path: Path) -> None:

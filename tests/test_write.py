@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import io
 import json
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +26,7 @@ from hypothesis import strategies as st
 
 from pipeline.outputs import write
 from pipeline.outputs.write import write_csv
-from tests.conftest import SECOND, a_tick_later, forged, settled
+from tests.conftest import SECOND, forged, settle
 
 
 def _csv_text(table: pa.Table, tmp_path: Path) -> str:
@@ -376,50 +377,85 @@ def test_an_output_written_by_other_code_lends_nothing(manifest: str, tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("mtime_ns", "age_ns", "settled"),
+    ("mtime_ns", "ctime_ns", "age_ns", "expected"),
     [
-        pytest.param(1_795_772_367_592_171_188, 100_000_000, True, id="a tenth of a second before"),
-        pytest.param(1_795_772_367_592_171_188, 99_999_999, False, id="just under a tenth of a second"),
-        pytest.param(1_795_772_367_592_171_188, 0, False, id="as it is read"),
-        pytest.param(1_795_772_367 * SECOND, SECOND, False, id="whole seconds, one before"),
-        pytest.param(1_795_772_367 * SECOND, 2 * SECOND, True, id="whole seconds, two before"),
+        pytest.param(1_795_772_367_592_171_188, 1_795_772_367_592_171_188, 100_000_000, True, id="a tenth of a second"),
+        pytest.param(1_795_772_367_592_171_188, 1_795_772_367_592_171_188, 99_999_999, False, id="just under"),
+        pytest.param(1_795_772_367_592_171_188, 1_795_772_367_592_171_188, 0, False, id="as it is read"),
+        pytest.param(1_795_772_360_000_000_001, 1_795_772_367_592_171_188, 100_000_000, True, id="times set back"),
+        pytest.param(1_795_772_360_000_000_001, 1_795_772_367_592_171_188, 99_999_999, False, id="times just set back"),
+        pytest.param(1_795_772_367 * SECOND, 1_795_772_367 * SECOND, SECOND, False, id="whole seconds, one"),
+        pytest.param(1_795_772_367 * SECOND, 1_795_772_367 * SECOND, 2 * SECOND, True, id="whole seconds, two"),
     ],
 )
-def test_a_stamp_vouches_for_bytes_written_a_tick_of_the_clock_before(
-    mtime_ns: int, age_ns: int, settled: bool
+def test_a_stamp_vouches_for_a_file_that_last_changed_a_tick_of_the_clock_before(
+    mtime_ns: int, ctime_ns: int, age_ns: int, expected: bool
 ) -> None:
-    """A write within the same tick as the last one leaves the modification time as it was: only
-    bytes written a tick before they are read can be vouched for by it. A file system that keeps
-    whole seconds ticks every second or two (FAT)."""
-    stamp = write.Stamp(1, 2, 3, mtime_ns, mtime_ns)
-    assert stamp.settled(mtime_ns + age_ns) is settled
+    """A change within the same tick as the last one leaves the times as they were: only a file
+    that last changed (its bytes, or its times set back, which moves the change time) a tick
+    before it is read can be vouched for by its stamp. `age_ns` is counted from the later of
+    the two times. A file system that keeps whole seconds ticks every second or two (FAT)."""
+    stamp = write.Stamp(1, 2, 3, mtime_ns, ctime_ns)
+    assert stamp.settled(max(mtime_ns, ctime_ns) + age_ns) is expected
 
 
-def test_a_file_whose_stamp_is_as_recorded_is_not_read(tmp_path: Path) -> None:
+def test_a_file_whose_stamp_is_as_recorded_is_not_read(tmp_path: Path, reads: list[Path]) -> None:
     path = tmp_path / "facts.csv"
     path.write_bytes(b"entity,attribute\nStandard_ND40rs_v2,vcpus\n")
-    stamp = settled(path)
+    settle(path)
+    stamp, sha = write.Stamp.of(path), hashlib.sha256(path.read_bytes()).hexdigest()
+    assert stamp is not None
     digests = write.Digests()
-    assert digests.sha256(path) == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert digests.vouched == {"facts.csv": (stamp, hashlib.sha256(path.read_bytes()).hexdigest())}
+    assert digests.sha256(path) == sha
+    assert digests.vouched == {"facts.csv": (stamp, sha)}
+    assert reads == [path]
     # A record that says another digest is believed: the file is not read to check it.
     recorded = write.Digests(known={"facts.csv": (stamp, "the digest recorded")})
     assert recorded.sha256(path) == "the digest recorded"
     assert recorded.vouched == {"facts.csv": (stamp, "the digest recorded")}
+    assert reads == [path]
 
 
-def test_a_file_written_a_moment_ago_is_read_but_not_vouched_for(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(lambda p: p.write_bytes(b"entity\nStandard_ND40rs_v2\n"), id="written a moment ago"),
+        pytest.param(lambda p: os.utime(p, ns=(10**18, 10**18)), id="its times set a moment ago"),
+    ],
+)
+def test_a_file_changed_a_moment_ago_is_read_but_not_vouched_for(
+    change: Callable[[Path], object], tmp_path: Path
+) -> None:
     path = tmp_path / "facts.csv"
     path.write_bytes(b"entity\nStandard_ND40rs_v2\n")
+    settle(path)
+    change(path)
     digests = write.Digests()
     assert digests.sha256(path) == hashlib.sha256(b"entity\nStandard_ND40rs_v2\n").hexdigest()
+    assert digests.vouched == {}
+
+
+def test_a_file_changed_while_it_is_read_is_not_vouched_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "facts.csv"
+    path.write_bytes(b"entity\nStandard_ND40rs_v2\n")
+    settle(path)
+    hash_file = write.file_sha256
+
+    def edited_as_it_is_read(read: Path) -> str:
+        sha = hash_file(read)
+        forged(read, b"entity\nStandard_ND41rs_v2\n")
+        return sha
+
+    monkeypatch.setattr(write, "file_sha256", edited_as_it_is_read)
+    digests = write.Digests()
+    digests.sha256(path)
     assert digests.vouched == {}
 
 
 @pytest.mark.parametrize(
     "edit",
     [
-        pytest.param(lambda p: forged(p, p.read_bytes().replace(b"40", b"41")), id="same size and time"),
+        pytest.param(lambda p: forged(p, p.read_bytes().replace(b"40", b"41")), id="same size and times"),
         pytest.param(lambda p: p.write_bytes(p.read_bytes() + b"Standard_NC6\n"), id="a row added"),
         pytest.param(lambda p: (p.unlink(), p.write_bytes(b"entity\nStandard_ND41rs_v2\n")), id="another file"),
     ],
@@ -429,52 +465,67 @@ def test_a_file_changed_since_it_was_recorded_is_read_again(edit: Callable[[Path
     the size and sets the modification time back (a copy that keeps times) still shows."""
     path = tmp_path / "facts.csv"
     path.write_bytes(b"entity\nStandard_ND40rs_v2\n")
-    stamp = settled(path)
-    a_tick_later(stamp)
+    settle(path)
+    stamp = write.Stamp.of(path)
+    assert stamp is not None
     edit(path)
     assert write.Digests(known={"facts.csv": (stamp, "the digest recorded")}).sha256(path) == (
         hashlib.sha256(path.read_bytes()).hexdigest()
     )
 
 
-def _recorded(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[write.Previous, list[Path]]:
+def _recorded_output(folder: Path, reads: list[Path]) -> write.Previous:
     """The output in `folder`, its files settled and recorded, as the next build's `Previous`
-    finds it; and the files that build reads to hash them."""
+    finds it; `reads` emptied of the reading that recorded them."""
+    paths = sorted(folder.iterdir())
+    settle(*paths)
     recorded = write.Digests()
-    for path in sorted(folder.iterdir()):
-        settled(path)
+    for path in paths:
         recorded.sha256(path)
+    assert set(recorded.vouched) == {path.name for path in paths}
     previous = write.Previous.of(folder, "code A", write.Digests(known=recorded.vouched))
     assert previous is not None
-    read: list[Path] = []
-    hash_file = write.file_sha256
-    monkeypatch.setattr(write, "file_sha256", lambda path: read.append(path) or hash_file(path))
-    return previous, read
+    reads.clear()
+    return previous
+
+
+def _listed(folder: Path) -> str:
+    """The digest the manifest in `folder` lists for vm_sizes.csv."""
+    return str(json.loads((folder / "manifest.json").read_text())["outputs"]["vm_sizes"]["sha256"])
 
 
 def test_a_file_taken_whose_stamp_is_as_recorded_is_linked_without_reading_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, reads: list[Path]
 ) -> None:
     before = _written(tmp_path / "before", ["Standard_ND40rs_v2"])
-    listed = json.loads((before / "manifest.json").read_text())["outputs"]["vm_sizes"]["sha256"]
-    previous, read = _recorded(before, monkeypatch)
+    previous = _recorded_output(before, reads)
     (tmp_path / "stage").mkdir()
-    assert previous.take("vm_sizes.csv", listed, tmp_path / "stage")
-    assert read == []
-    taken = write.Stamp.of(tmp_path / "stage" / "vm_sizes.csv")
-    assert taken is not None and taken.inode == (before / "vm_sizes.csv").stat().st_ino
-    assert previous.hashes == {"vm_sizes.csv": listed}
-    assert previous.digests.vouched == {"vm_sizes.csv": (taken, listed)}
+    assert previous.take("vm_sizes.csv", _listed(before), tmp_path / "stage")
+    assert reads == []
+    assert (tmp_path / "stage" / "vm_sizes.csv").stat().st_ino == (before / "vm_sizes.csv").stat().st_ino
+    assert previous.hashes == {"vm_sizes.csv": _listed(before)}
+    # Linking moved its change time: this build does not vouch for it, the next reads it again.
+    assert previous.digests.vouched == {}
 
 
-def test_a_file_changed_since_it_was_recorded_is_not_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_record_of_other_bytes_than_the_manifest_lists_vouches_for_nothing(tmp_path: Path, reads: list[Path]) -> None:
+    """A file is taken by its stamp only when the digest recorded with it is the one the manifest
+    lists: otherwise it is read, and taken if its bytes are those listed."""
     before = _written(tmp_path / "before", ["Standard_ND40rs_v2"])
-    listed = json.loads((before / "manifest.json").read_text())["outputs"]["vm_sizes"]["sha256"]
-    previous, read = _recorded(before, monkeypatch)
-    a_tick_later(previous.digests.known["vm_sizes.csv"][0])
+    previous = _recorded_output(before, reads)
+    stamp, _ = previous.digests.known["vm_sizes.csv"]
+    previous.digests = write.Digests(known={**previous.digests.known, "vm_sizes.csv": (stamp, "another digest")})
+    (tmp_path / "stage").mkdir()
+    assert previous.take("vm_sizes.csv", _listed(before), tmp_path / "stage")
+    assert reads == [tmp_path / "stage" / "vm_sizes.csv"]
+
+
+def test_a_file_changed_since_it_was_recorded_is_not_taken(tmp_path: Path, reads: list[Path]) -> None:
+    before = _written(tmp_path / "before", ["Standard_ND40rs_v2"])
+    previous = _recorded_output(before, reads)
     forged(before / "vm_sizes.csv", b"size\nStandard_ND41rs_v2\n")
     (tmp_path / "stage").mkdir()
-    assert not previous.take("vm_sizes.csv", listed, tmp_path / "stage")
-    assert read == [tmp_path / "stage" / "vm_sizes.csv"]
+    assert not previous.take("vm_sizes.csv", _listed(before), tmp_path / "stage")
+    assert reads == [tmp_path / "stage" / "vm_sizes.csv"]
     assert not (tmp_path / "stage" / "vm_sizes.csv").exists()
     assert previous.hashes == {} and previous.digests.vouched == {}

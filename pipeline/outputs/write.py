@@ -127,9 +127,9 @@ def file_sha256(path: Path) -> str:
 
 
 SETTLED_NS = 100_000_000
-"""How long before a file is read its bytes must have been written for its stamp to vouch for
-what was read (`Stamp.settled`): a write within the same tick of the file system's clock leaves
-the modification time as it was. Linux's file systems tick every 1 to 10 ms."""
+"""How long before a file is read it must have last changed for its stamp to vouch for what was
+read (`Stamp.settled`): a change within the same tick of the file system's clock leaves the
+times as they were. Linux's file systems tick every 1 to 10 ms."""
 WHOLE_SECONDS_NS = 2_000_000_000
 """The same for a file system that keeps whole seconds (FAT keeps two)."""
 
@@ -157,15 +157,19 @@ class Stamp:
         return cls(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
     def settled(self, now_ns: int) -> bool:
-        """Whether the bytes were written a tick of the file system's clock or more before
-        `now_ns` (the system's clock): any write after that moves the modification time. (A file
-        system on another machine keeps that machine's time: one whose clock is behind would let
-        a write within a tick of the last one go unseen.)"""
-        whole = self.mtime_ns % 1_000_000_000 == 0
-        return now_ns - self.mtime_ns >= (WHOLE_SECONDS_NS if whole else SETTLED_NS)
+        """Whether the file last changed (its bytes or its times) a tick of the file system's
+        clock or more before `now_ns` (the system's clock): any change after that moves the
+        change time, a write the modification time too. (A file system on another machine keeps
+        that machine's time: one whose clock is behind would let a change within a tick of the
+        last one go unseen.)"""
+        last = max(self.mtime_ns, self.ctime_ns)
+        whole = self.mtime_ns % 1_000_000_000 == 0 and self.ctime_ns % 1_000_000_000 == 0
+        return now_ns - last >= (WHOLE_SECONDS_NS if whole else SETTLED_NS)
 
     def same_file(self, other: Stamp) -> bool:
-        """Whether `other` is this file, not written since: a hard link moves only the change time."""
+        """Whether `other` is this file with its size and modification time: what a hard link to
+        it leaves (linking moves only the change time). A write that sets the times back leaves
+        them too: only the change time, which this does not compare, shows it."""
         mine = (self.device, self.inode, self.size, self.mtime_ns)
         return mine == (other.device, other.inode, other.size, other.mtime_ns)
 
@@ -178,7 +182,7 @@ Vouched = tuple[Stamp, str]
 class Digests:
     """The SHA-256 digests of an output folder's files, each with the stamp that vouches for it:
     `known` as the last build recorded them, by file name; `vouched` those this build found so
-    or made, for it to record. A file whose stamp is the one `known` records is not read."""
+    or read, for it to record. A file whose stamp is the one `known` records is not read."""
 
     known: Mapping[str, Vouched] = field(default_factory=dict)
     vouched: dict[str, Vouched] = field(default_factory=dict)
@@ -227,7 +231,7 @@ class Previous:
                 return None
         except (OSError, ValueError, KeyError):
             return None
-        return cls(out, outputs, digests=digests or Digests())
+        return cls(out, outputs, digests=digests if digests is not None else Digests())
 
     def take_csv(self, name: str, folder: Path) -> bool:
         """`name`.csv into `folder` from the previous output, when `folder`'s `name`.parquet is
@@ -246,10 +250,11 @@ class Previous:
             source, known = Stamp.of(self.folder / file), self.digests.known.get(file)
             self.link(file, folder)
             # What was taken is checked, not what was there before: the file may have been edited.
-            # It is not read again when it is the file whose stamp vouched for that digest, linked.
+            # It is not read again when its stamp vouched for that digest just before it was
+            # linked, and the link is that file. (Linking moved its change time: the next build
+            # reads it again, and records it.)
             linked = Stamp.of(target)
             if known == (source, sha256) and source is not None and linked is not None and source.same_file(linked):
-                self.digests.vouched[file] = (linked, sha256)
                 taken = sha256
             else:
                 taken = self.digests.sha256(target)

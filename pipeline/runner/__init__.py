@@ -35,7 +35,6 @@ from pipeline.outputs.write import (
     Digests,
     Previous,
     Stamp,
-    Vouched,
     by_column,
     file_sha256,
     frame,
@@ -311,11 +310,10 @@ def _write(
             clock.lap("contracts and report, waited for (they ran beside the writing)")
         violations = checked.result()
         if apart is not None:
-            problems, hashes, vouched = apart.result()
+            problems, hashes = apart.result()
             violations = problems + violations
             if previous is not None:
                 previous.hashes.update(hashes)
-                previous.digests.vouched.update(vouched)
             clock.lap("claims table, waited for (it was written beside the others)")
         if violations:
             raise ContractViolation(violations)
@@ -926,14 +924,14 @@ def _is_vouched(name: object, v: object) -> bool:
 
 def _record(cache: Cache, out: Path, digests: Digests, listed: Collection[str] | None = None) -> None:
     """Record for the next build the digests this one vouched for (of the files `listed`, when
-    given), unless they are those recorded already. Each with the stamp its file in `out` has
-    now, if it is the file vouched for and not written since: a file taken from the output
-    replaced changed its change time when that output's link to it went (`Stamp.same_file`)."""
-    vouched: dict[str, Vouched] = {}
-    for name, (stamp, sha) in digests.vouched.items():
-        now = Stamp.of(out / name)
-        if (listed is None or name in listed) and now is not None and now.same_file(stamp):
-            vouched[name] = (now, sha)
+    given), unless they are those recorded already: each whose file in `out` still has the
+    stamp it had when it was read, so that a change since (by hand, while the build ran) is
+    read by the next build."""
+    vouched = {
+        name: (stamp, sha)
+        for name, (stamp, sha) in digests.vouched.items()
+        if (listed is None or name in listed) and Stamp.of(out / name) == stamp
+    }
     if vouched != digests.known:
         cache.put(f"{STAMPS_ENTRY}-{_out_name(out)}", vouched)
 
@@ -1104,9 +1102,9 @@ class _ClaimsApart:
         self.shown = _claims_frame(shown)
         self.shown["checks_failed"] = _checks_column(shown, checks)
 
-    def result(self) -> tuple[list[str], dict[str, str], dict[str, Vouched]]:
+    def result(self) -> tuple[list[str], dict[str, str]]:
         """The claims table's broken promises, and the hashes of its files that `previous`
-        knows (`Previous.take_csv`) and the stamps that vouch for them, once they are written."""
+        knows (`Previous.take_csv`), once they are written."""
         self._stack.close()
         return self._made.result()
 
@@ -1119,9 +1117,9 @@ class _ClaimsApart:
 
 def _claims_apart(
     claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection, build: int, wait: bool
-) -> tuple[list[str], dict[str, str], dict[str, Vouched]]:
+) -> tuple[list[str], dict[str, str]]:
     if os.getpid() == build:  # not forked: its orders would never come
-        return [], {}, {}
+        return [], {}
     from pipeline.outputs import contracts
 
     theirs.close()  # the build's end: only the build may hold it open
@@ -1136,10 +1134,7 @@ def _claims_apart(
     for file in own:  # on disk before the build swaps the output in, which syncs them again
         sync_file(folder / file)
     # Only the claims table's files: the rest of its copy of the digests is the build's.
-    if previous is None:
-        return problems, {}, {}
-    hashes = {file: sha for file, sha in previous.hashes.items() if file in own}
-    return problems, hashes, {file: v for file, v in previous.digests.vouched.items() if file in own}
+    return problems, {file: sha for file, sha in (previous.hashes if previous else {}).items() if file in own}
 
 
 RECONCILE_BUCKETS = 32
