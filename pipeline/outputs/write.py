@@ -212,7 +212,8 @@ class Previous:
     takes whole files from there the same way, each checked against a digest it knows (`take`):
     the tables an edit changes no claim of, and the page. `hashes` are the files' digests this
     build already knows, for its manifest; `digests`, those the last build recorded of `folder`'s
-    files with their stamps, and those of the files this build takes."""
+    files with their stamps (a file taken whose stamp is as recorded is not read again), and those
+    of the files this build reads, for the next build."""
 
     folder: Path
     outputs: Mapping[str, Mapping[str, Any]]
@@ -264,7 +265,6 @@ class Previous:
         except OSError:
             pass
         target.unlink(missing_ok=True)
-        self.digests.vouched.pop(file, None)
         return False
 
     def link(self, file: str, folder: Path) -> None:
