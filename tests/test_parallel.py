@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import weakref
@@ -34,6 +35,25 @@ def test_the_function_sees_the_parents_data_and_its_answer_comes_back(parallel: 
     ran_here = (tmp_path / "pid").read_text() == str(os.getpid())
     assert ran_here is not parallel
     assert (tmp_path / "table.csv").read_text() == "written meanwhile\n"
+
+
+class Rows(list[int]):
+    """A list that a weak reference can follow."""
+
+
+def test_once_forked_this_process_lets_go_of_what_the_function_holds() -> None:
+    """The child has its own copy of the function's data: while the block runs, this process
+    holds it only if something else here does (the claims table's process held every claim of
+    a build until the tables were written)."""
+    rows = Rows(range(1000))
+    gone = weakref.ref(rows)
+    total = functools.partial(sum, rows)
+    del rows
+    with beside(total, what="summing") as answer:
+        del total
+        gc.collect()
+        assert gone() is None
+    assert answer.result() == 499500
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])
