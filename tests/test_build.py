@@ -426,10 +426,12 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     assert pieces[2].rec.checked_at == {"c1": (3, b)}
 
 
-def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
+@pytest.mark.parametrize("encoded", [False, True], ids=["plain", "the first part's text encoded"])
+def test_each_bucket_keeps_its_rows_of_every_part_in_order(encoded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """The parts' facts and vm_sizes rows regrouped by bucket: a bucket's rows of the first part,
     then of the second, each in the order its part had them; a bucket decided with no rows gets
-    an empty frame, and a bucket not decided is not given."""
+    an empty frame, and a bucket not decided is not given. A part that holds its text encoded
+    (`_compact`) beside one that does not gives plain text, as the memo keeps it."""
     bucket_of = {"Standard_NC6": 2, "Standard_NC12": 0, "Standard_ND40rs_v2": 2, "Standard_NV6": 1}
 
     def facts(*rows: tuple[str, str]) -> pd.DataFrame:
@@ -440,6 +442,10 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
 
     first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
     second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
+    if encoded:
+        monkeypatch.setattr(runner, "ENCODED_AT_MOST", float("inf"))  # however few the rows
+        first = runner._compact(first)
+        assert runner._is_encoded(first["entity"].array) and runner._is_encoded(first["attribute"].array)
     sizes = [runner._sizes_frame([{"size": "Standard_NC6"}]), runner._sizes_frame([{"size": "Standard_NV6"}])]
     parts = [
         runner._Part(Reconciled((), (), (), (), {}), f, z, [], {}) for f, z in zip((first, second), sizes, strict=True)
@@ -452,6 +458,8 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
         2: [("Standard_NC6", "vcpus"), ("Standard_NC6", "gpu_count"), ("Standard_ND40rs_v2", "vcpus")],
         3: [],
     }
+    for piece in pieces.values():
+        assert [str(piece.facts.frame()[name].dtype) for name in ("entity", "attribute")] == ["string", "string"]
     assert {b: p.sizes["size"].tolist() for b, p in pieces.items()} == {0: [], 2: ["Standard_NC6"], 3: []}
 
 
@@ -1150,19 +1158,24 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
     assert str(whole["entity"].dtype) == "string" and str(whole["confidence"].dtype) == "Float64"
 
 
-@pytest.mark.parametrize("packed", [False, True], ids=["frames", "a kept bucket packed"])
+@pytest.mark.parametrize(
+    "forms",
+    [("frame", "frame"), ("packed", "packed"), ("encoded", "encoded"), ("packed", "encoded")],
+    ids=["frames", "kept buckets packed", "parts' text encoded", "a kept bucket beside an encoded part"],
+)
 @pytest.mark.parametrize(
     "picked",
     [([0, 3], [1, 2, 4]), ([2, 4, 0], [1, 3])],
     ids=["interleaved", "one after the other"],
 )
 def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
-    packed: bool, picked: tuple[list[int], list[int]]
+    forms: tuple[str, str], picked: tuple[list[int], list[int]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each column is joined and put in order as a pandas array, whatever its type: text,
     whole numbers, numbers, flags and dates (as `datetime.date` objects), nulls kept in their
     rows, each column's dtype the one `frame` gives, each text column one Arrow chunk. A kept
-    bucket's part comes packed; parts that follow each other are joined as they are."""
+    bucket's part comes packed, a decided one with its text encoded (`_compact`: here every
+    text column, however few its rows); parts that follow each other are joined as they are."""
     import datetime as dt
 
     import pyarrow as pa
@@ -1182,13 +1195,22 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         "as_of": [dt.date(2020, 1, 2), None, dt.date(2019, 5, 6), dt.date(2021, 7, 8), dt.date(2018, 3, 4)],
     }
 
-    def part(picked: list[int]) -> Any:
+    monkeypatch.setattr(runner, "ENCODED_AT_MOST", float("inf"))
+
+    def part(picked: list[int], form: str) -> Any:
         made = frame({name: [values[i] for i in picked] for name, values in rows.items()}, columns)
         ordered = made.sort_values(["entity", "attribute"], ignore_index=True)
-        return runner._Packed.of(ordered) if packed else ordered
+        if form == "encoded":
+            ordered = runner._compact(ordered)
+            assert [n for n in ordered.columns if runner._is_encoded(ordered[n].array)] == [
+                "entity",
+                "attribute",
+                "value",
+            ]
+        return runner._Packed.of(ordered) if form == "packed" else ordered
 
     whole = frame(rows, columns).sort_values(["entity", "attribute"], ignore_index=True)
-    joined = runner._in_order([part(p) for p in picked], ["entity", "attribute"])
+    joined = runner._in_order([part(p, form) for p, form in zip(picked, forms, strict=True)], ["entity", "attribute"])
     pd.testing.assert_frame_equal(joined, whole)
     assert joined["entity"].tolist() == ["NC12", "NC24", "NC6", "ND40rs_v2", "NV6"]
     assert joined["as_of"].tolist()[3] is None and joined["as_of"].tolist()[0] == dt.date(2019, 5, 6)
@@ -1196,14 +1218,48 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         assert not isinstance(pa.array(joined[name].array), pa.ChunkedArray), name  # pandas' one chunk
 
 
+@pytest.mark.parametrize(
+    ("values", "encoded"),
+    [
+        # The reasons of many facts repeat a few sentences: encoded, a tenth of the room.
+        (["2 official Microsoft Learn pages agree.", "only one source states it", None] * 40, True),
+        # Claim ids are all distinct: their dictionary would be as large as they are.
+        ([f"{n:016x}" for n in range(120)], False),
+        # Half of the values distinct: an encoding over half the plain size is not kept.
+        ([f"Standard_NC{n // 2}" for n in range(120)], False),
+    ],
+    ids=["repeated sentences", "distinct ids", "pairs"],
+)
+def test_a_part_keeps_a_text_column_encoded_only_where_its_values_repeat(
+    values: list[str | None], encoded: bool
+) -> None:
+    """A decided part's facts wait for the other part with each text column whose values repeat
+    dictionary-encoded (`_compact`); numbers stay as they are, and decoding, or joining the part
+    alone, gives back the frame it was."""
+    columns = [c for c in tables()["facts"] if c.name in ("entity", "reason", "confidence")]
+    made = frame(
+        {"entity": [f"e{n:03d}" for n in range(len(values))], "reason": values, "confidence": [0.5] * len(values)},
+        columns,
+    )
+    before = made.copy()
+    compact = runner._compact(made)
+    assert runner._is_encoded(compact["reason"].array) is encoded
+    assert not runner._is_encoded(compact["entity"].array)  # every name distinct
+    assert str(compact["confidence"].dtype) == "Float64"
+    pd.testing.assert_frame_equal(runner._decoded(compact), before)
+    pd.testing.assert_frame_equal(runner._in_order([compact], ["entity"]), before)
+
+
 _COUNTING_POOLS: list[Any] = []
 """Arrow memory pools a test counted allocations with: kept for the process's life."""
 
 
-def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column() -> None:
+@pytest.mark.parametrize("encoded", [False, True], ids=["plain parts", "encoded parts"])
+def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column(encoded: bool) -> None:
     """A text column's parts are let go once joined into one chunk, before the rows are put in
     order: the parts, the joined column and the ordered one are never held at once (the
-    facts' reasons are 70 MB at 10,000 documents). Counted by a pool of Arrow's own."""
+    facts' reasons are 70 MB at 10,000 documents). Parts that hold it encoded (`_compact`) are
+    decoded a part at a time, never their dictionaries unified. Counted by a pool of Arrow's own."""
     import pyarrow as pa
 
     rows, reason = 50_000, "r" * 600
@@ -1218,6 +1274,9 @@ def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column() -
             return frame({"entity": entities, "attribute": ["vcpus"] * rows, "reason": [reason] * rows}, columns)
 
         parts = [part(0), part(1)]
+        if encoded:
+            parts = [runner._compact(p) for p in parts]
+            assert runner._is_encoded(parts[0]["reason"].array)
         text = 2 * rows * len(reason)  # the reasons of both parts
         joined = runner._in_order(parts, ["entity", "attribute"])
         assert joined["entity"].iloc[1] == "Standard_NC000001" and len(joined) == 2 * rows

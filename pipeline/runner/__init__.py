@@ -717,7 +717,7 @@ def _compute(
             del decided, rec
         return _Part(
             replace(merge(p, recs), name_claims=()),
-            _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(()),
+            _compact(_in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(())),
             _in_order(sizes, ["size"]) if sizes else _sizes_frame([]),
             members,
             rates,
@@ -1260,7 +1260,11 @@ def _by_bucket(
         for size, series in part.members:
             members[bucket_of[size]].append((size, series))
     for b in sorted(set(decided)):
-        facts = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in rows_of], ignore_index=True)
+        # Plain text, as kept: a column one part encoded (`_compact`) and another did not
+        # would join as Python objects.
+        facts = pd.concat(
+            [_decoded(rows.take(np.flatnonzero(of_row == b))) for rows, of_row in rows_of], ignore_index=True
+        )
         sizes = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in sizes_of], ignore_index=True)
         yield (
             b,
@@ -1280,7 +1284,7 @@ def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
     import numpy as np
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(_one_array(names.array))
+    encoded = pc.dictionary_encode(_one_array(names.array))  # as it is, where `_compact` encoded it
     of_name = np.array([bucket_of[name] for name in encoded.dictionary.to_pylist()], dtype=np.int64)
     return of_name[encoded.indices.to_numpy(zero_copy_only=False)]
 
@@ -1364,16 +1368,17 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     time, each part's column let go once it is in the whole: the parts are not copied at once.
     The list should be all that holds its frames: each is replaced there by its columns, which
     are let go as they are joined. A part may be a kept bucket's `_Packed` frame, whose columns
-    are unpacked one at a time."""
+    are unpacked one at a time. A text column a part holds encoded (`_compact`) is plain in
+    the whole."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
     def column(part: Any, name: str) -> Any:
-        return part.column(name) if isinstance(part, _Packed) else part[name]
+        return _decoded(part.column(name) if isinstance(part, _Packed) else part[name]).array
 
     if len(parts) == 1:
-        return parts[0].frame() if isinstance(parts[0], _Packed) else parts[0]
+        return _decoded(parts[0].frame() if isinstance(parts[0], _Packed) else parts[0])
     columns = list(parts[0].columns)
     # Each frame's columns by name, in its place in the list: a column is let go once it is in
     # the whole. Deleting the frames' columns one at a time cost pandas more than joining them
@@ -1382,7 +1387,7 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
         if not isinstance(part, _Packed):
             parts[i] = {name: part[name] for name in part.columns}
         del part  # nor does the loop hold the last frame
-    keys = pa.table({name: pa.chunked_array([pa.array(column(part, name).array) for part in parts]) for name in by})
+    keys = pa.table({name: pa.chunked_array([pa.array(column(part, name)) for part in parts]) for name in by})
     order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
     del keys
     # Parts that follow each other (the two parts of a divided reconcile) are joined as they are.
@@ -1392,7 +1397,7 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
         # Joined and put in order as arrays, not as Series: pandas' concat and take of a
         # Series make and check an index for each column (at 10,000 documents, the facts of
         # 32 buckets: 0.95-1.09 -> 0.70-0.87 s).
-        arrays = [column(part, name).array for part in parts]
+        arrays = [column(part, name) for part in parts]
         for part in parts:
             if isinstance(part, dict):
                 del part[name]
@@ -1416,6 +1421,54 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     # Not copied again: a frame made from a dict copies its columns unless told not to (the
     # masked numbers of facts, 41 MiB at 10,000 documents).
     return pd.DataFrame(whole, columns=columns, copy=False)
+
+
+def _compact(frame: Any) -> Any:
+    """The frame with each text column whose values repeat (its dictionary encoding at most
+    `ENCODED_AT_MOST` of its size) dictionary-encoded. The facts a process decides wait,
+    encoded, until the two parts are joined (`_in_order`): at 10,000 documents their text is
+    178 MB plain and 67 MB encoded (the reasons 69 MB and 25 MB), and a part that came plain
+    through the pipe made the build's peak."""
+    import pandas as pd
+    import pyarrow.compute as pc
+
+    for name in frame.columns:
+        if isinstance(array := frame[name].array, pd.arrays.ArrowStringArray):
+            plain = _one_array(array)
+            coded = pc.dictionary_encode(plain)
+            if coded.nbytes <= ENCODED_AT_MOST * plain.nbytes:
+                frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(coded), index=frame.index, copy=False)
+    return frame
+
+
+ENCODED_AT_MOST = 0.5
+"""The share of its plain size that a text column's dictionary encoding may take for
+`_compact` to keep it encoded: a column of mostly distinct values (claim ids) stays plain."""
+
+
+def _is_encoded(array: Any) -> bool:
+    import pandas as pd
+    import pyarrow as pa
+
+    return isinstance(array, pd.arrays.ArrowExtensionArray) and pa.types.is_dictionary(pa.array(array).type)
+
+
+def _decoded(data: Any) -> Any:
+    """A frame or Series with every encoded text column (`_compact`) plain again."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if isinstance(data, pd.Series):
+        if not _is_encoded(data.array):
+            return data
+        # Chunk by chunk: joining encoded chunks first would unify their dictionaries, a hash
+        # of every value (two parts of 320,000 reasons, 200,000 of them distinct: 115 MiB).
+        chunks = pa.array(data.array).cast(pa.large_string())
+        plain = chunks.combine_chunks() if isinstance(chunks, pa.ChunkedArray) else chunks
+        return pd.Series(pd.arrays.ArrowStringArray(plain), index=data.index, name=data.name, copy=False)
+    if not any(_is_encoded(data[name].array) for name in data.columns):
+        return data
+    return pd.DataFrame({name: _decoded(data[name]) for name in data.columns}, columns=list(data.columns), copy=False)
 
 
 def _one_array(text: Any) -> Any:
