@@ -41,15 +41,16 @@ class Rows(list[int]):
     """A list that a weak reference can follow."""
 
 
-def test_once_forked_this_process_lets_go_of_what_the_function_holds() -> None:
-    """The child has its own copy of the function's data: while the block runs, this process
-    holds it only if something else here does (the claims table's process held every claim of
-    a build until the tables were written)."""
+@pytest.mark.parametrize("parallel", [True, False], ids=["forked", "run here"])
+def test_while_the_block_runs_this_process_lets_go_of_what_the_function_holds(parallel: bool) -> None:
+    """Once the function has run here, or the child has its own copy of its data, this process
+    holds that data only if something else here does (the claims table's process held every
+    claim of a build until the tables were written)."""
     rows = Rows(range(1000))
     gone = weakref.ref(rows)
     total = functools.partial(sum, rows)
     del rows
-    with beside(total, what="summing") as answer:
+    with beside(total, parallel=parallel, what="summing") as answer:
         del total
         gc.collect()
         assert gone() is None
