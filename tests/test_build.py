@@ -578,7 +578,8 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
 ) -> None:
     """normalize hands part of its work to a forked process, and the contracts and the report
     run in another; the parts must join into exactly what one process computes (same rows,
-    same order)."""
+    same order). The two parts of the entities come to be joined with their facts' text
+    encoded (`_compact`), the other part's through the pipe; one process encodes nothing."""
     from bench import corpus
     from tests.conftest import SOURCES
 
@@ -586,8 +587,21 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
     if corpus_size:
         corpus.generate(corpus_size, sources, seed=11)
     monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    encoded: dict[int, list[bool]] = {1: [], 2: []}
+    workers = 1
+    join = runner._in_order
+
+    def joined(parts: list[Any], by: list[str]) -> Any:
+        if by == ["entity", "attribute"]:  # the facts, of parts or of a part's buckets
+            frames = [p for p in parts if isinstance(p, pd.DataFrame)]
+            encoded[workers].append(all(any(runner._is_encoded(f[n].array) for n in f.columns) for f in frames))
+        return join(parts, by)
+
+    monkeypatch.setattr(runner, "_in_order", joined)
     one, one_frames = runner.compute(sources, runner.Settings(workers=1))
+    workers = 2
     two, two_frames = runner.compute(sources, runner.Settings(workers=2))
+    assert encoded[2].count(True) == 1 and not any(encoded[1])
     assert len(one.facts) > 100 and len(one.conflicts) > 10
     assert one.claims == two.claims and one.facts == two.facts and one.conflicts == two.conflicts
     assert one.diagnostics == two.diagnostics
@@ -1227,8 +1241,10 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         ([f"{n:016x}" for n in range(120)], False),
         # Half of the values distinct: an encoding over half the plain size is not kept.
         ([f"Standard_NC{n // 2}" for n in range(120)], False),
+        # A part with no facts has nothing to encode.
+        ([], False),
     ],
-    ids=["repeated sentences", "distinct ids", "pairs"],
+    ids=["repeated sentences", "distinct ids", "pairs", "no rows"],
 )
 def test_a_part_keeps_a_text_column_encoded_only_where_its_values_repeat(
     values: list[str | None], encoded: bool
@@ -1258,8 +1274,8 @@ _COUNTING_POOLS: list[Any] = []
 def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column(encoded: bool) -> None:
     """A text column's parts are let go once joined into one chunk, before the rows are put in
     order: the parts, the joined column and the ordered one are never held at once (the
-    facts' reasons are 70 MB at 10,000 documents). Parts that hold it encoded (`_compact`) are
-    decoded a part at a time, never their dictionaries unified. Counted by a pool of Arrow's own."""
+    facts' reasons are 70 MB at 10,000 documents), whether the parts hold it plain or encoded
+    (`_compact`). Counted by a pool of Arrow's own."""
     import pyarrow as pa
 
     rows, reason = 50_000, "r" * 600

@@ -693,10 +693,11 @@ def _compute(
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
     named = _Named.of(claims, prices)
 
-    def part(p: Plan, entities: frozenset[str] | None) -> _Part:
+    def part(p: Plan, entities: frozenset[str] | None, divided: bool = False) -> _Part:
         """The entities decided and finished a few buckets at a time (`_chunks`), their votes
         and facts let go once their rows are made: the objects of a few buckets are held at
-        once, not those of all."""
+        once, not those of all. One of two `divided` parts holds its facts' text encoded
+        (`_compact`) until the two are joined."""
         recs: list[Reconciled] = []
         frames: list[Any] = []
         sizes: list[Any] = []
@@ -715,9 +716,10 @@ def _compute(
                 rates.update(rates_read(p, rec.facts))
                 failures += decided.failures
             del decided, rec
+        facts = _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(())
         return _Part(
             replace(merge(p, recs), name_claims=()),
-            _compact(_in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(())),
+            _compact(facts) if divided else facts,
             _in_order(sizes, ["size"]) if sizes else _sizes_frame([]),
             members,
             rates,
@@ -749,9 +751,9 @@ def _compute(
         shares = (DECIDE_SHARE, 1 - DECIDE_SHARE)
         mine, theirs = divide(planned, shares, todo, besides=0.0 if apart else CLAIMS_TABLE_WORK)
         with beside(
-            partial(part, planned, theirs), parallel=True, what="deciding the other part of the entities"
+            partial(part, planned, theirs, True), parallel=True, what="deciding the other part of the entities"
         ) as other:
-            ours = part(planned, mine)
+            ours = part(planned, mine, True)
             claims_table = None if apart else _claims_frame(claims)
             let_go(planned)  # before the other part's answer is read
         parts = [ours, other.result()]
@@ -1282,9 +1284,11 @@ def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
     """The bucket of each row whose entity `names` (a column) gives, as a numpy array: each
     distinct name looked up once, since the facts hold an entity's name for each attribute."""
     import numpy as np
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(_one_array(names.array))  # as it is, where `_compact` encoded it
+    column = _one_array(names.array)
+    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)  # `_compact`
     of_name = np.array([bucket_of[name] for name in encoded.dictionary.to_pylist()], dtype=np.int64)
     return of_name[encoded.indices.to_numpy(zero_copy_only=False)]
 
@@ -1335,7 +1339,8 @@ class _Part:
     rec: Reconciled
     """Its facts only when the caller keeps the records: else they are in `facts`."""
     facts: Any
-    """The rows of the facts table, as a DataFrame."""
+    """The rows of the facts table, as a DataFrame: its text encoded where one of two parts
+    holds it (`_compact`), or a kept bucket's `_Packed` columns."""
     sizes: Any
     """Its rows of vm_sizes, as a DataFrame in size order: as Python dicts, the rows of both
     parts were held at once in the build process (20 MB more at 10,000 documents)."""
@@ -1375,6 +1380,9 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     import pyarrow.compute as pc
 
     def column(part: Any, name: str) -> Any:
+        # A part at a time: joining the parts' encoded chunks first would unify their
+        # dictionaries, a hash of every value (two parts of 320,000 reasons, 200,000 of them
+        # distinct: 115 MiB more).
         return _decoded(part.column(name) if isinstance(part, _Packed) else part[name]).array
 
     if len(parts) == 1:
@@ -1424,14 +1432,16 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
 
 
 def _compact(frame: Any) -> Any:
-    """The frame with each text column whose values repeat (its dictionary encoding at most
-    `ENCODED_AT_MOST` of its size) dictionary-encoded. The facts a process decides wait,
-    encoded, until the two parts are joined (`_in_order`): at 10,000 documents their text is
-    178 MB plain and 67 MB encoded (the reasons 69 MB and 25 MB), and a part that came plain
-    through the pipe made the build's peak."""
+    """`frame`, each text column whose values repeat (its dictionary encoding at most
+    `ENCODED_AT_MOST` of its size) dictionary-encoded in place. The facts of each of two parts
+    wait, encoded, until they are joined (`_in_order`), the other part's having come through
+    the pipe: at 10,000 documents the facts' text is 178 MB plain and 67 MB encoded (the
+    reasons 69 MB and 25 MB), and the other part's plain table, arriving, made the build's peak."""
     import pandas as pd
     import pyarrow.compute as pc
 
+    if frame.empty:
+        return frame
     for name in frame.columns:
         if isinstance(array := frame[name].array, pd.arrays.ArrowStringArray):
             plain = _one_array(array)
@@ -1447,10 +1457,11 @@ ENCODED_AT_MOST = 0.5
 
 
 def _is_encoded(array: Any) -> bool:
+    """Whether a pandas array is a text column `_compact` encoded (Arrow's dictionary type)."""
     import pandas as pd
     import pyarrow as pa
 
-    return isinstance(array, pd.arrays.ArrowExtensionArray) and pa.types.is_dictionary(pa.array(array).type)
+    return isinstance(array.dtype, pd.ArrowDtype) and pa.types.is_dictionary(array.dtype.pyarrow_dtype)
 
 
 def _decoded(data: Any) -> Any:
@@ -1461,10 +1472,7 @@ def _decoded(data: Any) -> Any:
     if isinstance(data, pd.Series):
         if not _is_encoded(data.array):
             return data
-        # Chunk by chunk: joining encoded chunks first would unify their dictionaries, a hash
-        # of every value (two parts of 320,000 reasons, 200,000 of them distinct: 115 MiB).
-        chunks = pa.array(data.array).cast(pa.large_string())
-        plain = chunks.combine_chunks() if isinstance(chunks, pa.ChunkedArray) else chunks
+        plain = pa.array(data.array).cast(pa.large_string())  # chunk by chunk, if several
         return pd.Series(pd.arrays.ArrowStringArray(plain), index=data.index, name=data.name, copy=False)
     if not any(_is_encoded(data[name].array) for name in data.columns):
         return data
