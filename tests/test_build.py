@@ -402,14 +402,14 @@ def test_kept_decisions_hold_while_the_rates_they_read_are_the_same() -> None:
     """A bucket's key leaves out the rules' agreement, which moves with any official value
     anywhere: the rates its confidences read are checked instead."""
     rule = ("name_convention", "vcpus")
-    kept = runner._Part(
-        Reconciled((), (), (), (), {}), runner._Packed.of(pd.DataFrame()), [], [], {"NC6": ((rule, 4.5),)}
+    kept = runner.parts._Part(
+        Reconciled((), (), (), (), {}), runner.parts._Packed.of(pd.DataFrame()), [], [], {"NC6": ((rule, 4.5),)}
     )
-    assert runner._still_holds(kept, {rule: 4.5})
-    assert not runner._still_holds(kept, {rule: 4.4})
-    assert not runner._still_holds(kept, {})
-    assert runner._still_holds(replace(kept, rates={}), {rule: 4.4})
-    assert not runner._still_holds(replace(kept, facts=pd.DataFrame()), {rule: 4.5}), "a memo of other code"
+    assert runner.parts._still_holds(kept, {rule: 4.5})
+    assert not runner.parts._still_holds(kept, {rule: 4.4})
+    assert not runner.parts._still_holds(kept, {})
+    assert runner.parts._still_holds(replace(kept, rates={}), {rule: 4.4})
+    assert not runner.parts._still_holds(replace(kept, facts=pd.DataFrame()), {rule: 4.5}), "a memo of other code"
 
 
 def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
@@ -419,8 +419,8 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     empty = pd.DataFrame({"entity": pd.Series([], dtype="string[pyarrow]")})
     a, b = ("Standard_NC12s_v3", "gpu_memory_gib"), ("Standard_NC6s_v3", "gpu_memory_gib")
     failures = [("c1", (3, a), ("model_memory: K80",)), ("c1", (3, b), ("model_memory: M60",))]
-    part = runner._Part(Reconciled((), (), (), (), {}), empty, runner._sizes_frame([]), [], {}, failures)
-    pieces = dict(runner._by_bucket([part], {a[0]: 1, b[0]: 2}, {1, 2}))
+    part = runner.parts._Part(Reconciled((), (), (), (), {}), empty, runner.tables._sizes_frame([]), [], {}, failures)
+    pieces = dict(runner.parts._by_bucket([part], {a[0]: 1, b[0]: 2}, {1, 2}))
     assert pieces[1].rec.checks == {"c1": ("model_memory: K80",)}
     assert pieces[2].rec.checks == {"c1": ("model_memory: M60",)}
     assert pieces[2].rec.checked_at == {"c1": (3, b)}
@@ -443,14 +443,18 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order(encoded: bool, monkey
     first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
     second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
     if encoded:
-        monkeypatch.setattr(runner, "ENCODED_AT_MOST", float("inf"))  # however few the rows
-        first = runner._compact(first)
-        assert runner._is_encoded(first["entity"].array) and runner._is_encoded(first["attribute"].array)
-    sizes = [runner._sizes_frame([{"size": "Standard_NC6"}]), runner._sizes_frame([{"size": "Standard_NV6"}])]
-    parts = [
-        runner._Part(Reconciled((), (), (), (), {}), f, z, [], {}) for f, z in zip((first, second), sizes, strict=True)
+        monkeypatch.setattr(runner.parts, "ENCODED_AT_MOST", float("inf"))  # however few the rows
+        first = runner.parts._compact(first)
+        assert runner.parts._is_encoded(first["entity"].array) and runner.parts._is_encoded(first["attribute"].array)
+    sizes = [
+        runner.tables._sizes_frame([{"size": "Standard_NC6"}]),
+        runner.tables._sizes_frame([{"size": "Standard_NV6"}]),
     ]
-    pieces = dict(runner._by_bucket(parts, bucket_of, [2, 0, 3, 2]))
+    parts = [
+        runner.parts._Part(Reconciled((), (), (), (), {}), f, z, [], {})
+        for f, z in zip((first, second), sizes, strict=True)
+    ]
+    pieces = dict(runner.parts._by_bucket(parts, bucket_of, [2, 0, 3, 2]))
     assert sorted(pieces) == [0, 2, 3]
     held = {b: list(p.facts.frame().itertuples(index=False, name=None)) for b, p in pieces.items()}
     assert held == {
@@ -546,8 +550,8 @@ def test_a_file_changed_after_it_was_read_is_not_recorded(tmp_path: Path) -> Non
         digests.sha256(path)
     forged(out / "facts.csv", b"entity\nStandard_ND41rs_v2\n")
     cache = Cache(tmp_path / "cache")
-    runner._record(cache, out, digests)
-    assert set(runner._recorded(cache, out).known) == {"vm_sizes.csv"}
+    runner.reuse._record(cache, out, digests)
+    assert set(runner.reuse._recorded(cache, out).known) == {"vm_sizes.csv"}
 
 
 def test_a_build_with_nothing_changed_reads_no_output_whose_stamp_vouches_for_it(
@@ -594,7 +598,7 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
     def joined(parts: list[Any], by: list[str]) -> Any:
         if by == ["entity", "attribute"]:  # the facts, of parts or of a part's buckets
             frames = [p for p in parts if isinstance(p, pd.DataFrame)]
-            encoded[workers].append(all(any(runner._is_encoded(f[n].array) for n in f.columns) for f in frames))
+            encoded[workers].append(all(any(runner.parts._is_encoded(f[n].array) for n in f.columns) for f in frames))
         return join(parts, by)
 
     monkeypatch.setattr(runner, "_in_order", joined)
@@ -726,11 +730,11 @@ def test_an_edit_that_changes_no_claim_takes_the_reconciled_tables_from_the_outp
         text = registry.read_text("utf-8")
         assert 'publisher = "unknown third party"' in text
         registry.write_text(text.replace('licence = "unknown"', 'licence = "unknown"\ntrust = 0.1', 1), "utf-8")
-    files = {f"{name}.parquet": os.stat(out / f"{name}.parquet").st_ino for name in runner.TAKEN_TABLES}
+    files = {f"{name}.parquet": os.stat(out / f"{name}.parquet").st_ino for name in runner.reuse.TAKEN_TABLES}
     files["report.html"] = os.stat(out / "report.html").st_ino
     result = build(sources, out)
     assert {name: os.stat(out / name).st_ino == ino for name, ino in files.items()} == {
-        **{f"{name}.parquet": taken for name in runner.TAKEN_TABLES},
+        **{f"{name}.parquet": taken for name in runner.reuse.TAKEN_TABLES},
         "report.html": page,
     }
     scratch = build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
@@ -752,7 +756,7 @@ def test_tables_taken_from_the_output_replaced_are_not_read_where_their_stamps_v
     pages[3].write_text(pages[3].read_text("utf-8") + "\nEdited.\n", "utf-8")
     assert not build(sources, out).up_to_date
     assert os.stat(out / "facts.parquet").st_ino == facts, "the tables were taken"
-    taken = {out / f"{name}.{suffix}" for name in runner.TAKEN_TABLES for suffix in ("csv", "parquet")}
+    taken = {out / f"{name}.{suffix}" for name in runner.reuse.TAKEN_TABLES for suffix in ("csv", "parquet")}
     assert {path.name for path in reads} & {path.name for path in taken} == set()
     reads.clear()
     assert build(sources, out).up_to_date
@@ -1164,7 +1168,7 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
         )
 
     first, second = halves
-    whole = runner._in_order([part(first, [0.1, 0.2]), part(second, [0.3, 0.4])], ["entity", "attribute"])
+    whole = runner.parts._in_order([part(first, [0.1, 0.2]), part(second, [0.3, 0.4])], ["entity", "attribute"])
     assert whole["entity"].tolist() == sorted([*first, *second]) == joined
     value = dict(zip([*first, *second], [0.1, 0.2, 0.3, 0.4], strict=True))
     assert whole["confidence"].tolist() == [value[e] for e in joined]
@@ -1209,22 +1213,24 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         "as_of": [dt.date(2020, 1, 2), None, dt.date(2019, 5, 6), dt.date(2021, 7, 8), dt.date(2018, 3, 4)],
     }
 
-    monkeypatch.setattr(runner, "ENCODED_AT_MOST", float("inf"))
+    monkeypatch.setattr(runner.parts, "ENCODED_AT_MOST", float("inf"))
 
     def part(picked: list[int], form: str) -> Any:
         made = frame({name: [values[i] for i in picked] for name, values in rows.items()}, columns)
         ordered = made.sort_values(["entity", "attribute"], ignore_index=True)
         if form == "encoded":
-            ordered = runner._compact(ordered)
-            assert [n for n in ordered.columns if runner._is_encoded(ordered[n].array)] == [
+            ordered = runner.parts._compact(ordered)
+            assert [n for n in ordered.columns if runner.parts._is_encoded(ordered[n].array)] == [
                 "entity",
                 "attribute",
                 "value",
             ]
-        return runner._Packed.of(ordered) if form == "packed" else ordered
+        return runner.parts._Packed.of(ordered) if form == "packed" else ordered
 
     whole = frame(rows, columns).sort_values(["entity", "attribute"], ignore_index=True)
-    joined = runner._in_order([part(p, form) for p, form in zip(picked, forms, strict=True)], ["entity", "attribute"])
+    joined = runner.parts._in_order(
+        [part(p, form) for p, form in zip(picked, forms, strict=True)], ["entity", "attribute"]
+    )
     pd.testing.assert_frame_equal(joined, whole)
     assert joined["entity"].tolist() == ["NC12", "NC24", "NC6", "ND40rs_v2", "NV6"]
     assert joined["as_of"].tolist()[3] is None and joined["as_of"].tolist()[0] == dt.date(2019, 5, 6)
@@ -1258,12 +1264,12 @@ def test_a_part_keeps_a_text_column_encoded_only_where_its_values_repeat(
         columns,
     )
     before = made.copy()
-    compact = runner._compact(made)
-    assert runner._is_encoded(compact["reason"].array) is encoded
-    assert not runner._is_encoded(compact["entity"].array)  # every name distinct
+    compact = runner.parts._compact(made)
+    assert runner.parts._is_encoded(compact["reason"].array) is encoded
+    assert not runner.parts._is_encoded(compact["entity"].array)  # every name distinct
     assert str(compact["confidence"].dtype) == "Float64"
-    pd.testing.assert_frame_equal(runner._decoded(compact), before)
-    pd.testing.assert_frame_equal(runner._in_order([compact], ["entity"]), before)
+    pd.testing.assert_frame_equal(runner.parts._decoded(compact), before)
+    pd.testing.assert_frame_equal(runner.parts._in_order([compact], ["entity"]), before)
 
 
 _COUNTING_POOLS: list[Any] = []
@@ -1291,10 +1297,10 @@ def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column(enc
 
         parts = [part(0), part(1)]
         if encoded:
-            parts = [runner._compact(p) for p in parts]
-            assert runner._is_encoded(parts[0]["reason"].array)
+            parts = [runner.parts._compact(p) for p in parts]
+            assert runner.parts._is_encoded(parts[0]["reason"].array)
         text = 2 * rows * len(reason)  # the reasons of both parts
-        joined = runner._in_order(parts, ["entity", "attribute"])
+        joined = runner.parts._in_order(parts, ["entity", "attribute"])
         assert joined["entity"].iloc[1] == "Standard_NC000001" and len(joined) == 2 * rows
         assert pool.max_memory() < 2.5 * text
     finally:

@@ -17,8 +17,8 @@ import pytest
 from pipeline import knowledge
 from pipeline.knowledge.names import parse_size
 from pipeline.records import Claim, Diagnostic, Extraction, Mention
-from pipeline.runner import _InBag, run_normalize
 from pipeline.runner.cache import Cache
+from pipeline.runner.normalizing import _InBag, run_normalize
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import DocumentClaims, Normalized, context, gather, normalize, provenance_order
 from pipeline.stages.read import parse_bytes

@@ -3,41 +3,42 @@
 The runner wires the stages (`pipeline.stages`, pure functions of their inputs) together, turns
 their records into table rows, and owns what they need not know: the content-hash cache of
 parsed documents and of each document's claims and each entity's decisions (`cache`), and the
-second process that shares a stage's work (`pool`).
+second process that shares a stage's work (`pool`). Here: a build from end to end (`build`,
+`compute`, the writing and the manifest); beside it, in the order a build reaches them:
+- `documents`: each document surveyed, read, extracted and parsed, in worker processes;
+- `normalizing`: normalize over every document, with its memo and a second process;
+- `parts`: reconcile in parts (the entities a few buckets at a time, in two processes), the
+  parts' facts joined in order, each bucket's decisions kept for the next build;
+- `tables`: the rows of each table made from the stages' records;
+- `reuse`: what a build takes from the output it replaces.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
-import datetime as dt
 import hashlib
 import importlib
 import json
 import os
-import pickle
 import shutil
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from multiprocessing.connection import Connection
-from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pipeline import knowledge
-from pipeline.knowledge.names import parse_size, series_key
-from pipeline.knowledge.registry import AUTHORITATIVE, REGISTRY_FILE, Source, classify, load_registry
+from pipeline.knowledge.names import series_key
+from pipeline.knowledge.registry import REGISTRY_FILE, Source, classify, load_registry
 from pipeline.outputs import schema
 from pipeline.outputs.write import (
     Digests,
     Previous,
-    Stamp,
-    by_column,
     file_sha256,
-    frame,
     output_lock,
     read_frame,
     recover,
@@ -55,8 +56,6 @@ from pipeline.records import (
     Document,
     Extraction,
     Mention,
-    Price,
-    values_of,
 )
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import (
@@ -66,7 +65,22 @@ from pipeline.runner.documents import (
     entry_key,
     parse_all,
     survey,
-    with_statements,
+)
+from pipeline.runner.normalizing import (
+    run_normalize,
+)
+from pipeline.runner.parts import (
+    CLAIMS_TABLE_WORK,
+    RECONCILE_BUCKETS,
+    _bucket_keys,
+    _by_bucket,
+    _chunks,
+    _compact,
+    _early_keys,
+    _in_order,
+    _Part,
+    _series_members,
+    _still_holds,
 )
 from pipeline.runner.pool import (
     Beside,
@@ -79,59 +93,63 @@ from pipeline.runner.pool import (
     helper_peaks,
     peak_rss,
 )
+from pipeline.runner.reuse import (
+    DECIDED_ENTRY,
+    DOCUMENTATION,
+    TAKEN_TABLES,
+    _as_listed,
+    _Decided,
+    _files_of,
+    _record,
+    _recorded,
+    _Reuse,
+    _table_files,
+    _Taken,
+)
+from pipeline.runner.tables import (
+    _checks_column,
+    _claims_frame,
+    _conflicts_frame,
+    _documents_frame,
+    _facts_frame,
+    _Named,
+    _price_rows,
+    _sizes_frame,
+    _small_tables,
+    _vm_size_rows,
+)
 from pipeline.stages.aliases import resolve as resolve_aliases
-from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
+from pipeline.stages.calibrate import Label
 from pipeline.stages.calibrate import labels as calibrate_labels
 from pipeline.stages.copies import find_copies
 from pipeline.stages.normalize import (
     Contribution,
-    DocumentClaims,
     Normalized,
-    gather,
-    gather_claims,
-    normalize_document,
     provenance_order,
-    source_family,
 )
-from pipeline.stages.normalize import context as normalize_context
 from pipeline.stages.read import Limits
 from pipeline.stages.reconcile import (
-    NAME_CONVENTION,
-    SIBLING,
-    Conflict,
-    Fact,
     Failure,
-    Link,
-    NameRules,
     Plan,
     Reconciled,
-    Shape,
-    Siblings,
     buckets,
     decide,
     divide,
     finish,
     forget,
-    last_checks,
     let_go,
     merge,
     name_rules,
     plan,
     rates_read,
-    reads,
     reconcile,
     rule_made,
-    shape,
     sibling_claims,
 )
 from pipeline.sync import LOCK_FILE, Locked, permalinks
 
 Progress = Callable[[str], None]
 PIPELINE_VERSION = "0.1.0"
-NORMALIZE_SHARE = 0.58
-"""The share of the documents to normalize that the build process keeps when it forks a
-second one for the rest: the forked one also pickles its claims, which costs it more than
-loading them costs the build (at 10,000 documents, 0.58 took 6.0 s where halves took 6.7)."""
 DECIDE_SHARE = 0.53
 """The share of the entities' work (`reconcile.divide`) the build process keeps when a forked
 one decides the rest: the forked one also pickles its facts and sizes for the trip back. At
@@ -403,7 +421,6 @@ class Clock:
 
 
 CACHE_FOLDER = ".pipeline-cache"
-DOCUMENTATION = ("SCHEMA.md", "datapackage.json", "report.html")
 
 
 def unchanged(sources: Path, out: Path, settings: Settings = Settings()) -> BuildResult | None:
@@ -835,26 +852,6 @@ def _compute(
 TABLE_ORDER = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
 """The tables in the order a build writes them."""
 
-TAKEN_TABLES = ("claims", "vm_sizes", "facts", "conflicts")
-"""The tables the stages after normalize make: what a build may take from the output it
-replaces (`_Reuse`). The others are cheap to make again, and the documents' and the
-diagnostics' depend on more than those stages read."""
-
-
-def _small_tables(
-    documents: Any, prices: Sequence[Mapping[str, Any]], diagnostics: Sequence[Diagnostic], labels: Sequence[Label]
-) -> dict[str, Any]:
-    """The tables made the same way whether the others are made or taken."""
-    cols = schema.tables()
-    return {
-        "documents": documents,
-        "prices": frame(by_column(prices, cols["prices"]), cols["prices"]),
-        "diagnostics": frame(
-            _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
-        ),
-        "calibration": frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION),
-    }
-
 
 def _rows_of(frames: Mapping[str, Any]) -> dict[str, int]:
     """Each table's rows, for the result: a table made apart or taken says how many it has."""
@@ -865,142 +862,6 @@ def _sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     """Each diagnostic once, by document, line, code, message and severity: the whole record,
     so that the order never falls to how a set happens to iterate."""
     return sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message, d.severity))
-
-
-@dataclass(frozen=True, slots=True)
-class _Taken:
-    """A table taken whole from the output the build replaces (`_Reuse`): its files are linked
-    into the new output, and what reads the table reads them."""
-
-    rows: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Decided:
-    """What the stages after normalize gave besides their tables (`TAKEN_TABLES`), under the
-    digest of all they read (`key`, `_decided_key`), with each table's rows and its files'
-    digests once written (`tables`: rows, CSV, Parquet). The cache keeps the last build's."""
-
-    key: str
-    diagnostics: tuple[Diagnostic, ...]
-    claims_per_document: Mapping[str, int]
-    """The rules' claims too: the documents table counts them."""
-    labels: tuple[Label, ...]
-    tables: Mapping[str, tuple[int, str, str]] = field(default_factory=dict)
-
-
-DECIDED_ENTRY = "decided"
-"""The cache entry that holds the last build's `_Decided`, one per output folder (`_Reuse.name`)."""
-
-PAGE_ENTRY = "page"
-"""The cache entry that holds the last build's page, one per output folder: its `_page_key`
-and the digest of its report.html."""
-
-STAMPS_ENTRY = "stamps"
-"""The cache entry that holds the digests of an output folder's files, each with the stamp that
-vouches for it (`write.Digests`), one per output folder: a build that finds a file's stamp as
-recorded there does not read it again (at 10,000 documents, 419 MB: about 0.9 s on two cores)."""
-
-
-def _out_name(out: Path) -> str:
-    """The output folder's name in its cache entries: the default cache is shared by every
-    output folder beside it, and each keeps what its own last build made."""
-    return hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:16]
-
-
-def _recorded(cache: Cache, out: Path) -> Digests:
-    """The digests of `out`'s files as the last build recorded them (`STAMPS_ENTRY`); none when
-    there is no record or it is not one."""
-    known = cache.load(f"{STAMPS_ENTRY}-{_out_name(out)}")
-    if isinstance(known, dict) and all(_is_vouched(name, v) for name, v in known.items()):
-        return Digests(known)
-    return Digests()
-
-
-def _is_vouched(name: object, v: object) -> bool:
-    """Whether a record's entry is a file's name with a stamp and a digest (`Vouched`)."""
-    if not (isinstance(name, str) and isinstance(v, tuple) and len(v) == 2):
-        return False
-    return isinstance(v[0], Stamp) and isinstance(v[1], str)
-
-
-def _record(cache: Cache, out: Path, digests: Digests, listed: Collection[str] | None = None) -> None:
-    """Record for the next build the digests this one vouched for (of the files `listed`, when
-    given), unless they are those recorded already: each whose file in `out` still has the
-    stamp it had when it was read, so that a change since (by hand, while the build ran) is
-    read by the next build."""
-    vouched = {
-        name: (stamp, sha)
-        for name, (stamp, sha) in digests.vouched.items()
-        if (listed is None or name in listed) and Stamp.of(out / name) == stamp
-    }
-    if vouched != digests.known:
-        cache.put(f"{STAMPS_ENTRY}-{_out_name(out)}", vouched)
-
-
-@dataclass
-class _Reuse:
-    """What `build`, `compute` and `_write` share about the output a build replaces (`previous`).
-    When the stages after normalize would read all that made that output's tables
-    (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
-    file checked against the digest the cache and the manifest list; otherwise `decided` is what
-    this build's tables were made with, which the build keeps in the cache once they are
-    written. An edit that changes no claim (one that moves no statement: a word of prose, a
-    title, lines after the last statement) then decides nothing again; if it changes nothing the
-    page shows either, the page is taken too (`page`)."""
-
-    previous: Previous | None
-    stage: Path
-    """The folder this build writes into, where the tables taken are linked."""
-    threads: int
-    name: str
-    """The output folder's, in the names of its cache entries: the default cache is shared by
-    every output folder beside it, and each keeps what its own last build made."""
-    digests: Digests
-    """The digests of the output folder's files the last build recorded, and those of this
-    build's files (`STAMPS_ENTRY`)."""
-    page: tuple[str, str] | None = None
-    """The last build's page (`PAGE_ENTRY`)."""
-    decided: _Decided | None = None
-    """What this build made its tables with, when it made them."""
-    made_page: tuple[str, str] | None = None
-    """This build's page, once written."""
-
-    @classmethod
-    def of(cls, cache: Cache, out: Path, stage: Path, threads: int, digests: Digests) -> _Reuse:
-        name = _out_name(out)
-        page = cache.load(f"{PAGE_ENTRY}-{name}")
-        if not (isinstance(page, tuple) and len(page) == 2 and all(isinstance(k, str) for k in page)):
-            page = None
-        return cls(Previous.of(out, code_fingerprint(), digests), stage, threads, name, digests, page)
-
-    def keep(self, cache: Cache, out: Path, outputs: Mapping[str, Any]) -> None:
-        """What the next build may take, now that this one's files are known."""
-        _record(cache, out, self.digests, {*_files_of(outputs, outputs), *DOCUMENTATION})
-        if self.decided:
-            tables = {n: _as_listed(outputs[n]) for n in TAKEN_TABLES}
-            cache.put(f"{DECIDED_ENTRY}-{self.name}", replace(self.decided, tables=tables))
-        if self.made_page and self.made_page != self.page:
-            cache.put(f"{PAGE_ENTRY}-{self.name}", self.made_page)
-
-
-def _as_listed(entry: Mapping[str, Any]) -> tuple[Any, Any, Any]:
-    """A table's entry in a manifest's outputs: its rows and its CSV's and Parquet file's digests."""
-    return (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256"))
-
-
-def _files_of(outputs: Mapping[str, Mapping[str, Any]], names: Iterable[str]) -> dict[str, str]:
-    """The files of the tables `names`, by file name, with the digests a manifest's outputs list."""
-    return {f"{n}.{suffix}": outputs[n][key] for n in names for suffix, key in SUFFIX_DIGEST}
-
-
-SUFFIX_DIGEST = (("csv", "sha256"), ("parquet", "parquet_sha256"))
-"""A table's two files, and the manifest key of each one's digest."""
-
-
-def _table_files(name: str) -> tuple[str, ...]:
-    """The files a table is written as (`write_table`): its CSV and its Parquet file."""
-    return tuple(f"{name}.{suffix}" for suffix, _ in SUFFIX_DIGEST)
 
 
 def _decided_key(
@@ -1139,360 +1000,6 @@ def _claims_apart(
     return problems, {file: sha for file, sha in (previous.hashes if previous else {}).items() if file in own}
 
 
-RECONCILE_BUCKETS = 32
-"""Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
-decides again the few whose inputs it changed, and the rows of the others are loaded."""
-BUCKETS_AT_ONCE = 4
-"""Buckets a process decides and finishes at a time (`part`), letting go of their votes and
-facts before the next: at 10,000 documents the process deciding half of the entities (before
-`DECIDE_SHARE`) peaked at 1,070 MiB where it took 1,237 MiB deciding them at once, for about 0.4 s
-more of reconcile (one bucket at a time: 1,048 MiB, 1.2 s more)."""
-
-
-def _early_keys(
-    claims: Sequence[Claim],
-    sources: Mapping[str, Source],
-    names: NameRules,
-    siblings: Siblings,
-    suspects: Mapping[str, tuple[str, str]],
-    stale_after_days: int,
-    stated: Mapping[str, Mapping[str, str]],
-    moved: Sequence[tuple[str, str, str]],
-    prices: Sequence[Mapping[str, Any]],
-) -> dict[int, str]:
-    """`_bucket_keys` before the plan is made, from its shape, which is all they read of it."""
-    shaped = shape(claims, sources, names, siblings, stale_after_days=stale_after_days, suspects=suspects)
-    return _bucket_keys(shaped, buckets(shaped, RECONCILE_BUCKETS), stated, moved, sources, prices)
-
-
-def _bucket_keys(
-    p: Plan | Shape,
-    bucket_of: Mapping[str, int],
-    stated: Mapping[str, Mapping[str, str]],
-    moved: Sequence[tuple[str, str, str]],
-    sources: Mapping[str, Source],
-    prices: Sequence[Mapping[str, Any]],
-) -> dict[int, str]:
-    """Each bucket's key: a digest of all that deciding and finishing its entities reads
-    (`reconcile.reads`), their prices, the rule-made claims about them, and the claims the
-    documents that state them state about them. Those are given by their digests in the
-    normalize memo (`stated`, by the entity each names), with the claims moved to another name
-    by the certain aliases (`moved`): hashing every claim in every build cost more than
-    deciding what changed, and a whole document's key would decide again every entity it
-    states after an edit of one of them."""
-    shared, series, own = reads(p)
-    into = {name: size for name, size, _ in moved}
-    cited: dict[str, set[str]] = defaultdict(set)
-    # A document the memo did not key (none did without a cache) stands for itself by its claims.
-    unkeyed: dict[tuple[str, str], list[Claim]] = defaultdict(list)
-    for c in p.claims:
-        cited[c.entity].add(c.document)
-        if c.document not in stated:
-            unkeyed[c.document, c.entity].append(c)
-    made: dict[str, list[Claim]] = defaultdict(list)
-    for c in p.name_claims:
-        made[c.entity].append(c)
-    priced: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for row in prices:
-        priced[row["size"]].append(row)
-    citing = {d for docs in cited.values() for d in docs}
-    about: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-    for d in citing & stated.keys():
-        for named, said in sorted(stated[d].items()):
-            about[d, into.get(named, named)].append((named, said))
-    of_source = {d: digest(sources.get(d)) for d in citing}
-
-    def said_of(d: str, entity: str) -> object:
-        if d not in stated:
-            return unkeyed[d, entity]
-        # A claim no alias moved under a name an alias moves (not a size's): the whole document.
-        return about.get((d, entity)) or sorted(stated[d].items())
-
-    def read_of(entity: str) -> list[tuple[str, object, str]]:
-        return [(d, said_of(d, entity), of_source[d]) for d in sorted(cited.get(entity, ()))]
-
-    # The series' claims by their documents' digests, like an entity's: pickling the 132,000
-    # claims of 10,000 documents' series for every build cost 0.3 s.
-    base = digest(code_fingerprint(), shared, moved, [(s, read_of(s), made.get(s, [])) for s in series])
-    inputs: dict[int, list[object]] = defaultdict(list)
-    for entity in sorted(bucket_of):
-        inputs[bucket_of[entity]].append((own[entity], read_of(entity), made.get(entity, []), priced.get(entity, [])))
-    return {b: digest(base, bucket) for b, bucket in inputs.items()}
-
-
-def _still_holds(kept: _Part, rules: Mapping[tuple[str, str], float]) -> bool:
-    """Whether a bucket's kept decisions hold in this build: its key matched, and every rate of
-    the rules' agreement that its confidences read is the same."""
-    return isinstance(kept.facts, _Packed) and all(
-        rules.get(rule, 0.0) == rate for read in kept.rates.values() for rule, rate in read
-    )
-
-
-def _by_bucket(
-    parts: Sequence[_Part], bucket_of: Mapping[str, int], decided: Iterable[int]
-) -> Iterator[tuple[int, _Part]]:
-    """The parts' rows regrouped by bucket, one for each bucket `decided` (an empty one too: it
-    is kept as decided, not as missing), its facts packed (`_Packed`) one bucket at a time. A
-    claim checked for keys of a bucket keeps the checks of its last one there, as `merge`
-    keeps the last of all the buckets."""
-    import numpy as np
-    import pandas as pd
-
-    rows_of: list[tuple[Any, Any]] = []
-    sizes_of: list[tuple[Any, Any]] = []
-    conflicts: dict[int, list[Conflict]] = defaultdict(list)
-    links: dict[int, list[Link]] = defaultdict(list)
-    failures: dict[int, list[Failure]] = defaultdict(list)
-    members: dict[int, list[tuple[str, str]]] = defaultdict(list)
-    rates: dict[int, dict[str, tuple[tuple[tuple[str, str], float], ...]]] = defaultdict(dict)
-    for part in parts:
-        for entity, read in part.rates.items():
-            rates[bucket_of[entity]][entity] = read
-        rec = part.rec
-        rows_of.append((part.facts, _buckets_of_rows(part.facts["entity"], bucket_of)))
-        sizes_of.append((part.sizes, _buckets_of_rows(part.sizes["size"], bucket_of)))
-        for c in rec.conflicts:
-            conflicts[bucket_of[c.entity]].append(c)
-        for lk in rec.links:
-            links[bucket_of[lk.entity]].append(lk)
-        # Each bucket keeps the checks of its own last key for a claim: a series' claim is
-        # checked for sizes in several buckets, and any of them may be decided again alone.
-        for failure in part.failures:
-            failures[bucket_of[failure[1][1][0]]].append(failure)
-        for size, series in part.members:
-            members[bucket_of[size]].append((size, series))
-    for b in sorted(set(decided)):
-        # Plain text, as kept: a column one part encoded (`_compact`) and another did not
-        # would join as Python objects.
-        facts = pd.concat(
-            [_decoded(rows.take(np.flatnonzero(of_row == b))) for rows, of_row in rows_of], ignore_index=True
-        )
-        sizes = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in sizes_of], ignore_index=True)
-        yield (
-            b,
-            _Part(
-                Reconciled((), tuple(conflicts[b]), tuple(links[b]), (), *last_checks(failures[b])),
-                _Packed.of(facts),
-                sizes,
-                members[b],
-                rates[b],
-            ),
-        )
-
-
-def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
-    """The bucket of each row whose entity `names` (a column) gives, as a numpy array: each
-    distinct name looked up once, since the facts hold an entity's name for each attribute."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    column = _one_array(names.array)
-    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)  # `_compact`
-    of_name = np.array([bucket_of[name] for name in encoded.dictionary.to_pylist()], dtype=np.int64)
-    return of_name[encoded.indices.to_numpy(zero_copy_only=False)]
-
-
-@dataclass(frozen=True, slots=True)
-class _Packed:
-    """A DataFrame's columns, each pickled and compressed (zstd): a kept bucket's facts take a
-    tenth of the room on disk and in the process that saves them, and a build that joins the
-    kept buckets' facts unpacks one column of them at a time (`_in_order`), not every bucket's
-    whole table at once."""
-
-    columns: tuple[str, ...]
-    data: tuple[bytes, ...]
-    sizes: tuple[int, ...]
-
-    @classmethod
-    def of(cls, frame: Any) -> _Packed:
-        import pyarrow as pa
-
-        raws = [pickle.dumps(frame[name], protocol=pickle.HIGHEST_PROTOCOL) for name in frame.columns]
-        data = tuple(pa.compress(raw, codec="zstd", asbytes=True) for raw in raws)
-        return cls(tuple(frame.columns), data, tuple(len(raw) for raw in raws))
-
-    def column(self, name: str) -> Any:
-        import pyarrow as pa
-
-        i = self.columns.index(name)
-        return pickle.loads(pa.decompress(self.data[i], decompressed_size=self.sizes[i], codec="zstd", asbytes=True))
-
-    def frame(self) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame({name: self.column(name) for name in self.columns}, columns=list(self.columns), copy=False)
-
-
-CLAIMS_TABLE_WORK = 0.08
-"""What making the claims table costs, as a share of deciding every entity (their claims and
-inherited votes, `divide`): a build that keeps its records (`compute`) makes it while a forked
-process decides the other part, so its own part is smaller by it: 49% of the deciding
-(`DECIDE_SHARE` of it and the table). A build that keeps none has it made by a process of its
-own (`_ClaimsApart`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Part:
-    """What a part of the entities (`divide`) gives the tables, made where it was decided."""
-
-    rec: Reconciled
-    """Its facts only when the caller keeps the records: else they are in `facts`."""
-    facts: Any
-    """The rows of the facts table, as a DataFrame: its text encoded where one of two parts
-    holds it (`_compact`), or a kept bucket's `_Packed` columns."""
-    sizes: Any
-    """Its rows of vm_sizes, as a DataFrame in size order: as Python dicts, the rows of both
-    parts were held at once in the build process (20 MB more at 10,000 documents)."""
-    members: list[tuple[str, str]]
-    """(size, series) for each size whose series is known (`_not_built`)."""
-    rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
-    """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
-    failures: Sequence[Failure] = ()
-    """Every check its keys failed (`Decided.failures`), when kept: split by bucket."""
-
-
-def _chunks(bucket_of: Mapping[str, int], entities: frozenset[str] | None) -> list[frozenset[str]]:
-    """The entities (every one, without `entities`) by runs of `BUCKETS_AT_ONCE` buckets, in
-    the buckets' order."""
-    of: dict[int, set[str]] = defaultdict(set)
-    for entity in bucket_of if entities is None else entities:
-        of[bucket_of[entity] // BUCKETS_AT_ONCE].add(entity)
-    return [frozenset(of[b]) for b in sorted(of)]
-
-
-def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
-    return [
-        (f.entity, f.value_text) for f in facts if f.entity_kind == "size" and f.attribute == "series" and f.value_text
-    ]
-
-
-def _in_order(parts: list[Any], by: list[str]) -> Any:
-    """The rows of frames with the same columns as one frame sorted by the `by` columns (text,
-    compared as Python compares it); each part is already in that order. Made a column at a
-    time, each part's column let go once it is in the whole: the parts are not copied at once.
-    The list should be all that holds its frames: each is replaced there by its columns, which
-    are let go as they are joined. A part may be a kept bucket's `_Packed` frame, whose columns
-    are unpacked one at a time. A text column a part holds encoded (`_compact`) is plain in
-    the whole."""
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def column(part: Any, name: str) -> Any:
-        # A part at a time: joining the parts' encoded chunks first would unify their
-        # dictionaries, a hash of every value (in a trial with two parts of 320,000 reasons,
-        # 200,000 of them distinct: 115 MiB more).
-        return _decoded(part.column(name) if isinstance(part, _Packed) else part[name]).array
-
-    if len(parts) == 1:
-        return _decoded(parts[0].frame() if isinstance(parts[0], _Packed) else parts[0])
-    columns = list(parts[0].columns)
-    # Each frame's columns by name, in its place in the list: a column is let go once it is in
-    # the whole. Deleting the frames' columns one at a time cost pandas more than joining them
-    # (at 10,000 documents, one change: 28 parts of vm_sizes' 52 columns, a third of the time).
-    # The sort keys are decoded here, once: they are read for the order and joined after.
-    for i, part in enumerate(parts):
-        if not isinstance(part, _Packed):
-            parts[i] = {name: _decoded(part[name]) if name in by else part[name] for name in part.columns}
-        del part  # nor does the loop hold the last frame
-    keys = pa.table({name: pa.chunked_array([pa.array(column(part, name)) for part in parts]) for name in by})
-    order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
-    del keys
-    # Parts that follow each other (the two parts of a divided reconcile) are joined as they are.
-    ordered = bool((order[1:] > order[:-1]).all())
-    whole: dict[str, Any] = {}
-    for name in columns:
-        # Joined and put in order as arrays, not as Series: pandas' concat and take of a
-        # Series make and check an index for each column (at 10,000 documents, the facts of
-        # 32 buckets: 0.95-1.09 -> 0.70-0.87 s).
-        arrays = [column(part, name) for part in parts]
-        for part in parts:
-            if isinstance(part, dict):
-                del part[name]
-        joined = type(arrays[0])._concat_same_type(arrays)  # pandas' extension array interface
-        del arrays
-        if isinstance(joined, pd.arrays.ArrowStringArray):
-            # One chunk before the rows are put in order: Arrow takes from a column of many
-            # chunks by joining them first, a copy beside the parts' own. The parts' chunks
-            # go here, before the take: not three copies of the column at once, but two.
-            joined = _one_array(joined)
-        # The parts' columns were unpickled into the C heap, the whole is made in Arrow's pool:
-        # what the parts free is handed back as it goes, or the two would add up (10,000
-        # documents, one change: the build's peak 1,532 -> 1,407 MiB).
-        give_back()
-        if isinstance(joined, pa.Array):
-            joined = pd.arrays.ArrowStringArray(joined if ordered else joined.take(order))
-        elif not ordered:
-            joined = joined.take(order)
-        whole[name] = pd.Series(joined, name=name, copy=False)
-        del joined
-    # Not copied again: a frame made from a dict copies its columns unless told not to (the
-    # masked numbers of facts, 41 MiB at 10,000 documents).
-    return pd.DataFrame(whole, columns=columns, copy=False)
-
-
-def _compact(frame: Any) -> Any:
-    """`frame`, each text column whose values repeat (its dictionary encoding at most
-    `ENCODED_AT_MOST` of its size) dictionary-encoded in place. The facts of each of two parts
-    wait, encoded, until they are joined (`_in_order`), the other part's having come through
-    the pipe: at 10,000 documents the facts' text is 178 MB plain and 67 MB encoded (the
-    reasons 69 MB and 25 MB), and the other part's plain table, arriving, made the build's peak."""
-    import pandas as pd
-    import pyarrow.compute as pc
-
-    if frame.empty:
-        return frame
-    for name in frame.columns:
-        if isinstance(array := frame[name].array, pd.arrays.ArrowStringArray):
-            plain = _one_array(array)
-            coded = pc.dictionary_encode(plain)
-            if coded.nbytes <= ENCODED_AT_MOST * plain.nbytes:
-                frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(coded), index=frame.index, copy=False)
-    return frame
-
-
-ENCODED_AT_MOST = 0.5
-"""The share of its plain size that a text column's dictionary encoding may take for
-`_compact` to keep it encoded: a column of mostly distinct values (claim ids) stays plain."""
-
-
-def _is_encoded(array: Any) -> bool:
-    """Whether a pandas array is a text column `_compact` encoded (Arrow's dictionary type)."""
-    import pandas as pd
-    import pyarrow as pa
-
-    return isinstance(array.dtype, pd.ArrowDtype) and pa.types.is_dictionary(array.dtype.pyarrow_dtype)
-
-
-def _decoded(data: Any) -> Any:
-    """A frame or Series with every encoded text column (`_compact`) plain again."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if isinstance(data, pd.Series):
-        if not _is_encoded(data.array):
-            return data
-        plain = pa.array(data.array).cast(pa.large_string())  # chunk by chunk, if several
-        return pd.Series(pd.arrays.ArrowStringArray(plain), index=data.index, name=data.name, copy=False)
-    if not any(_is_encoded(data[name].array) for name in data.columns):
-        return data
-    return pd.DataFrame({name: _decoded(data[name]) for name in data.columns}, columns=list(data.columns), copy=False)
-
-
-def _one_array(text: Any) -> Any:
-    """The Arrow array of a text column's pandas array: its chunks joined if it has several,
-    as it is if it has one (pandas gives a one-chunk array without a copy; joining one chunk
-    would copy it). A column joined from parts is a chunk per part, which writing joins
-    (`write._arrow_table`: a table's bytes must not depend on how it was put together) while
-    every table is held; joined where the parts are, before the other tables are made, the copy
-    of the longest (facts.reason, 70 MB at 10,000 documents) costs that much less at the peak."""
-    import pyarrow as pa
-
-    array = pa.array(text)
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-
-
 def _not_built(mentions: Sequence[Mention], built: set[str], series_of: Iterable[tuple[str, str]]) -> list[Diagnostic]:
     """A table row whose first cell names a size that is not a row of vm_sizes: said once per
     row, with why, so that no size is dropped in silence. A row that names a series where a
@@ -1528,158 +1035,6 @@ def _not_built(mentions: Sequence[Mention], built: set[str], series_of: Iterable
             continue
         out.append(Diagnostic("warning", "size_not_built", m.document, m.line, message))
     return out
-
-
-def run_normalize(
-    extractions: Sequence[Extraction],
-    know: Any,
-    split: bool,
-    memo: Memo | None,
-    content: Mapping[str, str] | None = None,
-    stated: dict[str, Mapping[str, str]] | None = None,
-    contributions: Mapping[str, Contribution] | None = None,
-    statements: Mapping[str, bytes] | None = None,
-) -> Normalizing:
-    """`normalize` (`Normalizing.whole`), with each document's claims from `memo` when neither it
-    nor the context it reads changed, and with `split` the other documents shared with a forked
-    process (which takes all but `NORMALIZE_SHARE` of them).
-
-    `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
-    which determines its extraction: keying the memo by it spares pickling every extraction.
-    `stated`, when given with a memo, gets for each document the digest of its claims about
-    each entity (`_Stated`), kept in the memo beside the claims. `contributions` are the
-    documents' parts of the shared context made where they were parsed (`parse_one`), and
-    `statements` the statements of those whose extraction the parse memo gave without them
-    (`Parsed.statements`): only the documents normalized again need them. The claims the memo
-    gave are unpickled only when asked for (`Normalizing`)."""
-    content, statements = content or {}, statements or {}
-    ctx = normalize_context(extractions, know, contributions)
-    done: dict[str, _Stated] = {}
-    keys: dict[str, str] = {}
-    if memo is not None:
-        memo.pack = _Stated.bagged
-        shared = digest(*ctx.fingerprint())
-        for ex in extractions:
-            path = ex.document.path
-            # Without its parse key, a document is keyed by its whole extraction, statements too.
-            whole = content[path] if path in content else with_statements(ex, statements)
-            keys[path] = key = digest(shared, whole)
-            if isinstance(hit := memo.get(key), _Stated):
-                done[ex.document.path] = hit
-    # Whatever is normalized again needs its statements, memo or not.
-    todo = [with_statements(ex, statements) for ex in extractions if ex.document.path not in done]
-    digests = memo is not None
-
-    def part(chunk: Sequence[Extraction]) -> dict[str, _Stated]:
-        return {ex.document.path: _Stated.of(normalize_document(ctx, ex), digests) for ex in chunk}
-
-    # A fork pays only for a large share of the work; an edit of a few documents is done here.
-    # The build process keeps the larger part (`NORMALIZE_SHARE`).
-    split = split and len(todo) * 4 >= len(extractions)
-    kept = int(len(todo) * NORMALIZE_SHARE) if split else len(todo)
-    with beside(lambda: part(todo[kept:]), parallel=split, what="normalizing", stream=True) as rest:
-        fresh = part(todo[:kept])
-    fresh.update(rest.result())
-    if memo is not None:
-        for path, result in fresh.items():
-            memo.put(keys[path], result)
-    parts = {**done, **fresh}
-    if stated is not None and memo is not None:  # without a memo, no digest was made
-        stated.update((path, part.by_entity) for path, part in parts.items())
-    return Normalizing(gather(extractions, ctx, {path: part.head for path, part in parts.items()}), parts)
-
-
-@dataclass(frozen=True, slots=True)
-class Normalizing:
-    """What normalize gave: `head` is all of it but the claims, which `whole` joins from each
-    document's part. A build that takes its tables from the output it replaces reads only the
-    head, and never unpickles the claims the memo gave (at 10,000 documents, loading the memo
-    took 0.98 s with them)."""
-
-    head: Normalized
-    parts: Mapping[str, _Stated]
-
-    def whole(self) -> Normalized:
-        return replace(self.head, claims=gather_claims({path: part.claims for path, part in self.parts.items()}))
-
-
-_CLAIM_VALUES = values_of(Claim)
-
-
-@dataclass(frozen=True, slots=True)
-class _Stated:
-    """A document's claims as the normalize memo keeps them, with the digest of its claims
-    about each entity (by the entity it names, before any alias moves them): what a bucket of
-    decisions reads of the document (`_bucket_keys`). An edit that leaves an entity's claims
-    as they were then leaves the decisions about it kept.
-
-    The memo keeps the claims of a shard's documents in one pickle of their own (`bagged`),
-    unpickled when a document's `claims` are first read: a memo's entries load without them,
-    and the documents of a shard still share the strings their claims repeat (pickled one
-    document at a time, the claims of a one-value build at 10,000 documents took 65 MB more)."""
-
-    packed: tuple[Claim, ...] | _InBag
-    diagnostics: tuple[Diagnostic, ...]
-    mentions: tuple[Mention, ...]
-    by_entity: Mapping[str, str]
-
-    @classmethod
-    def of(cls, claims: DocumentClaims, digests: bool = True) -> _Stated:
-        # Each claim by its values: hashing the records themselves called Python for each one
-        # (at 10,000 documents, 0.82 s of CPU here; 0.46 s by their values).
-        about: dict[str, list[tuple[object, ...]]] = defaultdict(list)
-        for c in claims.claims if digests else ():  # without a memo to keep them in, no bucket to key
-            about[c.entity].append(_CLAIM_VALUES(c))
-        by_entity = {entity: digest(said) for entity, said in about.items()}
-        return cls(claims.claims, claims.diagnostics, claims.mentions, by_entity)
-
-    @property
-    def claims(self) -> tuple[Claim, ...]:
-        packed = self.packed
-        return packed.bag.claims()[packed.key] if isinstance(packed, _InBag) else packed
-
-    @property
-    def head(self) -> DocumentClaims:
-        """The document's part without its claims."""
-        return DocumentClaims((), self.diagnostics, self.mentions)
-
-    @staticmethod
-    def bagged(shard: dict[str, Any]) -> dict[str, Any]:
-        """A memo shard's entries as it writes them (`Memo.pack`): their claims in one bag."""
-        stated = {key: value for key, value in shard.items() if isinstance(value, _Stated)}
-        bag = _Bag({key: value.claims for key, value in stated.items()})
-        return {**shard, **{key: replace(value, packed=_InBag(bag, key)) for key, value in stated.items()}}
-
-
-class _Bag:
-    """The claims of a memo shard's documents, by key: pickled as one pickle of its own, which
-    is unpickled the first time a document's claims are read."""
-
-    def __init__(self, claims: dict[str, tuple[Claim, ...]] | bytes) -> None:
-        self._claims = claims
-
-    def claims(self) -> dict[str, tuple[Claim, ...]]:
-        if isinstance(self._claims, bytes):
-            self._claims = pickle.loads(self._claims)
-        return self._claims  # type: ignore[return-value]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        claims = self._claims
-        if not isinstance(claims, bytes):
-            claims = pickle.dumps(claims, protocol=pickle.HIGHEST_PROTOCOL)
-        return (_Bag, (claims,))
-
-    @property
-    def loaded(self) -> bool:
-        return not isinstance(self._claims, bytes)
-
-
-@dataclass(frozen=True, slots=True)
-class _InBag:
-    """Where a document's claims are: in `bag` (shared by its shard's documents), under `key`."""
-
-    bag: _Bag
-    key: str
 
 
 def _failed(saved: Sequence[Beside[int]]) -> int:
@@ -1847,112 +1202,6 @@ def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> 
     return out
 
 
-def _columns(records: Sequence[Any], kind: type, columns: Sequence[schema.Column]) -> dict[str, Iterable[Any]]:
-    """The columns that are plain fields of `kind`, each read with an attrgetter when `frame`
-    converts it (give it `rows`); the caller adds the columns it derives (joined tuples) after."""
-    own = {f.name for f in fields(kind)}
-    return {c.name: map(attrgetter(c.name), records) for c in columns if c.name in own}
-
-
-def _joined(values: Iterable[tuple[str, ...]], sep: str) -> Iterator[str | None]:
-    return (sep.join(v) or None for v in values)
-
-
-def _documents_frame(
-    documents: Sequence[Document],
-    subjects: Mapping[str, str | None],
-    per_doc: Mapping[str, int],
-    sources: Mapping[str, Source],
-    upstream: Mapping[str, Locked],
-) -> Any:
-    cols = schema.DOCUMENTS
-    rows = [
-        {
-            "document": d.path,
-            "sha256": d.sha256,
-            "encoding": d.encoding,
-            "title": d.metadata.title,
-            "author": d.metadata.author,
-            "as_of": d.metadata.date,
-            "date_field": d.metadata.date_field,
-            "service": d.metadata.service,
-            "canonical_url": sources[d.path].canonical_url,
-            "tags": "; ".join(d.metadata.tags) or None,
-            "family": source_family(d).name,
-            "kind": sources[d.path].kind,
-            "publisher": sources[d.path].publisher,
-            "licence": sources[d.path].licence,
-            "trust": sources[d.path].trust,
-            "classified_by": sources[d.path].classified_by,
-            "subject": subjects.get(d.path),
-            "copy_of": sources[d.path].copy_of,
-            "lines": d.text.count("\n") + 1,
-            "claims": per_doc.get(d.path, 0),
-            **_provenance(upstream.get(d.path)),
-        }
-        for d in documents
-    ]
-    return frame(by_column(rows, cols), cols)
-
-
-def _claims_frame(claims: Sequence[Claim]) -> Any:
-    """The claims table but for its `checks_failed` column (`_checks_column`), which only
-    deciding every entity tells."""
-    return frame(_columns(claims, Claim, schema.CLAIMS), schema.CLAIMS, len(claims))
-
-
-def _checks_column(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
-    (column,) = (c for c in schema.CLAIMS if c.name == "checks_failed")
-    failed = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
-    return frame({column.name: failed}, [column], len(claims))[column.name]
-
-
-def _sizes_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
-    cols = schema.tables()["vm_sizes"]
-    return frame(by_column(sorted(rows, key=itemgetter("size")), cols), cols)
-
-
-def _facts_frame(facts: Sequence[Fact]) -> Any:
-    cols = schema.FACTS
-    data = _columns(facts, Fact, cols)
-    data["supporting_claims"] = (" ".join(f.supporting) for f in facts)
-    data["contradicting_claims"] = _joined((f.contradicting for f in facts), " ")
-    data["checks_failed"] = _joined((f.checks_failed for f in facts), "; ")
-    return frame(data, cols, len(facts))
-
-
-def _conflicts_frame(conflicts: Sequence[Conflict], upstream: Mapping[str, Locked]) -> Any:
-    cols = schema.CONFLICTS
-    data = _columns(conflicts, Conflict, cols)
-    data["claims"] = (" ".join(c.claims) for c in conflicts)
-    data["documents"] = ("; ".join(c.documents) for c in conflicts)
-    data["links"] = (_links(c.documents, upstream) for c in conflicts)
-    data["kinds"] = (", ".join(c.kinds) for c in conflicts)
-    data["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
-    data["note"] = (c.note or None for c in conflicts)
-    return frame(data, cols, len(conflicts))
-
-
-def _provenance(locked: Locked | None) -> dict[str, str | None]:
-    """The documents table's upstream columns for a document upstream.lock lists (else empty)."""
-    if locked is None:
-        return dict.fromkeys(("repository", "commit", "upstream_path", "url"))
-    return {"repository": locked.repository, "commit": locked.commit, "upstream_path": locked.path, "url": locked.url}
-
-
-def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
-    """The permalink to the line of each `document:line` whose document has one, joined with '; '."""
-    links = []
-    for ref in refs:
-        document, _, line = ref.rpartition(":")
-        if document in upstream:
-            links.append(f"{upstream[document].url}#L{line}")
-    return "; ".join(links) or None
-
-
-STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
-
-
 def _calibration_labels(
     claims: Sequence[Claim], rec: Reconciled, sources: Mapping[str, Source], know: Any, settings: Settings
 ) -> list[Label]:
@@ -1969,151 +1218,3 @@ def _calibration_labels(
     failing = {claim for claim, failed in rec.checks.items() if failed}
     sizes = [f for f in docs.facts if f.entity_kind == "size"]
     return calibrate_labels(sizes, catalog, snapshot, official, failing)
-
-
-def calibration_rows(labels: Sequence[Label]) -> list[dict[str, Any]]:
-    """The reliability table of `labels`: one row per bin, and an 'all' row with the ECE."""
-    bins = reliability([(label.confidence, label.correct) for label in labels])
-    rows: list[dict[str, Any]] = [
-        {
-            "bin": f"{b.low:.2f}-{b.high:.2f}",
-            "low": b.low,
-            "high": b.high,
-            "facts": b.facts,
-            "mean_confidence": b.confidence,
-            "accuracy": b.accuracy,
-        }
-        for b in bins
-    ]
-    if labels:
-        rows.append(
-            {
-                "bin": "all",
-                "low": 0.0,
-                "high": 1.0,
-                "facts": len(labels),
-                "mean_confidence": round(sum(label.confidence for label in labels) / len(labels), 4),
-                "accuracy": round(sum(label.correct for label in labels) / len(labels), 4),
-                "ece": expected_calibration_error(bins),
-            }
-        )
-    return rows
-
-
-def _price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
-    """One row per catalog price, marked `newest` where no newer snapshot of its catalog prices
-    the size."""
-    newest: dict[tuple[str, str], int] = {}
-    for p in prices:
-        src = sources[p.document]
-        key = (src.catalog or p.document, p.size)
-        newest[key] = max(newest.get(key, -1), src.snapshot or 0)
-    rows = [
-        {
-            "size": p.size,
-            "region": p.region,
-            "os": p.os,
-            "on_demand_usd_per_hour": p.on_demand,
-            "spot_usd_per_hour": p.spot,
-            "snapshot": p.document,
-            "newest": (sources[p.document].snapshot or 0)
-            == newest[(sources[p.document].catalog or p.document, p.size)],
-            "document": p.document,
-            "line": p.line,
-        }
-        for p in prices
-    ]
-    return sorted(rows, key=lambda r: (r["size"], r["region"] or "", r["document"], r["line"]))
-
-
-_DOCS_ONLY = frozenset({NAME_CONVENTION, SIBLING})
-"""Claims no document makes: they say nothing of where a size is named."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Named:
-    """What a size's row of vm_sizes reads beside its facts, from every claim and price once:
-    the documents that state it, those that name it (not only its docs' rules), and its lowest
-    price in the newest snapshot. Each part of the entities reads its sizes' (`_vm_size_rows`)."""
-
-    documents: Mapping[str, set[str]]
-    named_by: Mapping[str, set[str]]
-    lowest: Mapping[str, float]
-
-    @classmethod
-    def of(cls, claims: Iterable[Claim], prices: Iterable[Mapping[str, Any]]) -> _Named:
-        documents: dict[str, set[str]] = defaultdict(set)
-        named_by: dict[str, set[str]] = defaultdict(set)
-        for c in claims:
-            if c.entity_kind == "size":
-                documents[c.entity].add(c.document)
-                if c.method not in _DOCS_ONLY:
-                    named_by[c.entity].add(c.document)
-        lowest: dict[str, float] = {}
-        for p in prices:
-            if p["newest"] and p["on_demand_usd_per_hour"] is not None:
-                lowest[p["size"]] = min(lowest.get(p["size"], float("inf")), p["on_demand_usd_per_hour"])
-        return cls(documents, named_by, lowest)
-
-
-def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source]) -> list[dict[str, Any]]:
-    """One row per size, every value taken from `facts`; where it is named (docs, the API),
-    the newest API snapshot that lists it, and its lowest price in the newest snapshot."""
-    facts: dict[str, dict[str, Fact]] = defaultdict(dict)
-    for f in rec.facts:
-        if f.entity_kind == "size":
-            facts[f.entity][f.attribute] = f
-    size_docs, named_by, lowest = named.documents, named.named_by, named.lowest
-    links = {lk.entity: lk for lk in rec.links}
-    types = {c.name: c.type for c in schema.tables()["vm_sizes"]}
-    rows = []
-    for size in sorted(s for s in facts if parse_size(s)):
-        row: dict[str, Any] = {"size": size}
-        chosen = facts[size]
-        series = chosen.get("series")
-        row["series"] = series.value_text if series else None
-        used: list[Fact] = [series] if series else []
-        for attr in schema.VM_SIZE_ATTRIBUTES:
-            value = chosen.get(attr)
-            row[attr] = _cell(value, types[attr])
-            if value is not None and attr in schema.CORE_ATTRIBUTES:
-                used.append(value)
-        statuses = {f.status for f in used}
-        if "unverified" in statuses:
-            row["status"] = "unverified"
-        else:
-            row["status"] = next((s for s in STATUS_ORDER if s in statuses), None)
-        row["confidence"] = min((f.confidence for f in used), default=None)
-        row["documents"] = len(size_docs.get(size, ()))
-        naming = named_by.get(size, set())
-        kinds = {sources[d].kind for d in naming}
-        api = sorted((d for d in naming if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0)
-        docs = kinds & (AUTHORITATIVE - {"api_catalog"})
-        both, docs_only, api_only, third_only = schema.FOUND_IN
-        row["found_in"] = (both if docs else api_only) if api else (docs_only if docs else third_only)
-        row["api_snapshot"] = api[-1] if api else None
-        row["lowest_price_usd_per_hour"] = lowest.get(size)
-        count = row.get("gpu_count")
-        row["price_per_gpu_hour_usd"] = (
-            round(lowest[size] / count, 6) if size in lowest and isinstance(count, float) and count > 0 else None
-        )
-        lk = links.get(size)
-        row["linked_to"] = lk.linked_to if lk else None
-        row["link_evidence"] = lk.evidence if lk else None
-        row["value_basis"] = "each value is the fact chosen by reconciliation; see facts.reason for why"
-        rows.append(row)
-    return rows
-
-
-def _cell(f: Fact | None, type_: str) -> Any:
-    if f is None or (f.range_min is not None and f.range_max is not None and f.range_min != f.range_max):
-        return None
-    if type_ == "date":
-        return dt.date.fromisoformat(f.value_text) if f.value_text else None
-    if f.value_number is not None:
-        if type_ == "int":
-            return int(f.value_number) if float(f.value_number).is_integer() else None
-        return f.value_number
-    if f.value_bool is not None:
-        return f.value_bool
-    return f.value_text

@@ -1,0 +1,289 @@
+"""The rows of the tables (`pipeline.outputs.schema`) made from the stages' records."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from operator import attrgetter, itemgetter
+from typing import Any
+
+from pipeline.knowledge.names import parse_size
+from pipeline.knowledge.registry import AUTHORITATIVE, Source
+from pipeline.outputs import schema
+from pipeline.outputs.write import by_column, frame
+from pipeline.records import Claim, Diagnostic, Document, Price
+from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
+from pipeline.stages.normalize import source_family
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled
+from pipeline.sync import Locked
+
+
+def _small_tables(
+    documents: Any, prices: Sequence[Mapping[str, Any]], diagnostics: Sequence[Diagnostic], labels: Sequence[Label]
+) -> dict[str, Any]:
+    """The tables made the same way whether the others are made or taken."""
+    cols = schema.tables()
+    return {
+        "documents": documents,
+        "prices": frame(by_column(prices, cols["prices"]), cols["prices"]),
+        "diagnostics": frame(
+            _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
+        ),
+        "calibration": frame(by_column(calibration_rows(labels), schema.CALIBRATION), schema.CALIBRATION),
+    }
+
+
+def _columns(records: Sequence[Any], kind: type, columns: Sequence[schema.Column]) -> dict[str, Iterable[Any]]:
+    """The columns that are plain fields of `kind`, each read with an attrgetter when `frame`
+    converts it (give it `rows`); the caller adds the columns it derives (joined tuples) after."""
+    own = {f.name for f in fields(kind)}
+    return {c.name: map(attrgetter(c.name), records) for c in columns if c.name in own}
+
+
+def _joined(values: Iterable[tuple[str, ...]], sep: str) -> Iterator[str | None]:
+    return (sep.join(v) or None for v in values)
+
+
+def _documents_frame(
+    documents: Sequence[Document],
+    subjects: Mapping[str, str | None],
+    per_doc: Mapping[str, int],
+    sources: Mapping[str, Source],
+    upstream: Mapping[str, Locked],
+) -> Any:
+    cols = schema.DOCUMENTS
+    rows = [
+        {
+            "document": d.path,
+            "sha256": d.sha256,
+            "encoding": d.encoding,
+            "title": d.metadata.title,
+            "author": d.metadata.author,
+            "as_of": d.metadata.date,
+            "date_field": d.metadata.date_field,
+            "service": d.metadata.service,
+            "canonical_url": sources[d.path].canonical_url,
+            "tags": "; ".join(d.metadata.tags) or None,
+            "family": source_family(d).name,
+            "kind": sources[d.path].kind,
+            "publisher": sources[d.path].publisher,
+            "licence": sources[d.path].licence,
+            "trust": sources[d.path].trust,
+            "classified_by": sources[d.path].classified_by,
+            "subject": subjects.get(d.path),
+            "copy_of": sources[d.path].copy_of,
+            "lines": d.text.count("\n") + 1,
+            "claims": per_doc.get(d.path, 0),
+            **_provenance(upstream.get(d.path)),
+        }
+        for d in documents
+    ]
+    return frame(by_column(rows, cols), cols)
+
+
+def _claims_frame(claims: Sequence[Claim]) -> Any:
+    """The claims table but for its `checks_failed` column (`_checks_column`), which only
+    deciding every entity tells."""
+    return frame(_columns(claims, Claim, schema.CLAIMS), schema.CLAIMS, len(claims))
+
+
+def _checks_column(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
+    (column,) = (c for c in schema.CLAIMS if c.name == "checks_failed")
+    failed = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
+    return frame({column.name: failed}, [column], len(claims))[column.name]
+
+
+def _sizes_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
+    cols = schema.tables()["vm_sizes"]
+    return frame(by_column(sorted(rows, key=itemgetter("size")), cols), cols)
+
+
+def _facts_frame(facts: Sequence[Fact]) -> Any:
+    cols = schema.FACTS
+    data = _columns(facts, Fact, cols)
+    data["supporting_claims"] = (" ".join(f.supporting) for f in facts)
+    data["contradicting_claims"] = _joined((f.contradicting for f in facts), " ")
+    data["checks_failed"] = _joined((f.checks_failed for f in facts), "; ")
+    return frame(data, cols, len(facts))
+
+
+def _conflicts_frame(conflicts: Sequence[Conflict], upstream: Mapping[str, Locked]) -> Any:
+    cols = schema.CONFLICTS
+    data = _columns(conflicts, Conflict, cols)
+    data["claims"] = (" ".join(c.claims) for c in conflicts)
+    data["documents"] = ("; ".join(c.documents) for c in conflicts)
+    data["links"] = (_links(c.documents, upstream) for c in conflicts)
+    data["kinds"] = (", ".join(c.kinds) for c in conflicts)
+    data["checks_failed"] = _joined((c.checks_failed for c in conflicts), "; ")
+    data["note"] = (c.note or None for c in conflicts)
+    return frame(data, cols, len(conflicts))
+
+
+def _provenance(locked: Locked | None) -> dict[str, str | None]:
+    """The documents table's upstream columns for a document upstream.lock lists (else empty)."""
+    if locked is None:
+        return dict.fromkeys(("repository", "commit", "upstream_path", "url"))
+    return {"repository": locked.repository, "commit": locked.commit, "upstream_path": locked.path, "url": locked.url}
+
+
+def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
+    """The permalink to the line of each `document:line` whose document has one, joined with '; '."""
+    links = []
+    for ref in refs:
+        document, _, line = ref.rpartition(":")
+        if document in upstream:
+            links.append(f"{upstream[document].url}#L{line}")
+    return "; ".join(links) or None
+
+
+STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
+
+
+def calibration_rows(labels: Sequence[Label]) -> list[dict[str, Any]]:
+    """The reliability table of `labels`: one row per bin, and an 'all' row with the ECE."""
+    bins = reliability([(label.confidence, label.correct) for label in labels])
+    rows: list[dict[str, Any]] = [
+        {
+            "bin": f"{b.low:.2f}-{b.high:.2f}",
+            "low": b.low,
+            "high": b.high,
+            "facts": b.facts,
+            "mean_confidence": b.confidence,
+            "accuracy": b.accuracy,
+        }
+        for b in bins
+    ]
+    if labels:
+        rows.append(
+            {
+                "bin": "all",
+                "low": 0.0,
+                "high": 1.0,
+                "facts": len(labels),
+                "mean_confidence": round(sum(label.confidence for label in labels) / len(labels), 4),
+                "accuracy": round(sum(label.correct for label in labels) / len(labels), 4),
+                "ece": expected_calibration_error(bins),
+            }
+        )
+    return rows
+
+
+def _price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
+    """One row per catalog price, marked `newest` where no newer snapshot of its catalog prices
+    the size."""
+    newest: dict[tuple[str, str], int] = {}
+    for p in prices:
+        src = sources[p.document]
+        key = (src.catalog or p.document, p.size)
+        newest[key] = max(newest.get(key, -1), src.snapshot or 0)
+    rows = [
+        {
+            "size": p.size,
+            "region": p.region,
+            "os": p.os,
+            "on_demand_usd_per_hour": p.on_demand,
+            "spot_usd_per_hour": p.spot,
+            "snapshot": p.document,
+            "newest": (sources[p.document].snapshot or 0)
+            == newest[(sources[p.document].catalog or p.document, p.size)],
+            "document": p.document,
+            "line": p.line,
+        }
+        for p in prices
+    ]
+    return sorted(rows, key=lambda r: (r["size"], r["region"] or "", r["document"], r["line"]))
+
+
+_DOCS_ONLY = frozenset({NAME_CONVENTION, SIBLING})
+"""Claims no document makes: they say nothing of where a size is named."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """What a size's row of vm_sizes reads beside its facts, from every claim and price once:
+    the documents that state it, those that name it (not only its docs' rules), and its lowest
+    price in the newest snapshot. Each part of the entities reads its sizes' (`_vm_size_rows`)."""
+
+    documents: Mapping[str, set[str]]
+    named_by: Mapping[str, set[str]]
+    lowest: Mapping[str, float]
+
+    @classmethod
+    def of(cls, claims: Iterable[Claim], prices: Iterable[Mapping[str, Any]]) -> _Named:
+        documents: dict[str, set[str]] = defaultdict(set)
+        named_by: dict[str, set[str]] = defaultdict(set)
+        for c in claims:
+            if c.entity_kind == "size":
+                documents[c.entity].add(c.document)
+                if c.method not in _DOCS_ONLY:
+                    named_by[c.entity].add(c.document)
+        lowest: dict[str, float] = {}
+        for p in prices:
+            if p["newest"] and p["on_demand_usd_per_hour"] is not None:
+                lowest[p["size"]] = min(lowest.get(p["size"], float("inf")), p["on_demand_usd_per_hour"])
+        return cls(documents, named_by, lowest)
+
+
+def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source]) -> list[dict[str, Any]]:
+    """One row per size, every value taken from `facts`; where it is named (docs, the API),
+    the newest API snapshot that lists it, and its lowest price in the newest snapshot."""
+    facts: dict[str, dict[str, Fact]] = defaultdict(dict)
+    for f in rec.facts:
+        if f.entity_kind == "size":
+            facts[f.entity][f.attribute] = f
+    size_docs, named_by, lowest = named.documents, named.named_by, named.lowest
+    links = {lk.entity: lk for lk in rec.links}
+    types = {c.name: c.type for c in schema.tables()["vm_sizes"]}
+    rows = []
+    for size in sorted(s for s in facts if parse_size(s)):
+        row: dict[str, Any] = {"size": size}
+        chosen = facts[size]
+        series = chosen.get("series")
+        row["series"] = series.value_text if series else None
+        used: list[Fact] = [series] if series else []
+        for attr in schema.VM_SIZE_ATTRIBUTES:
+            value = chosen.get(attr)
+            row[attr] = _cell(value, types[attr])
+            if value is not None and attr in schema.CORE_ATTRIBUTES:
+                used.append(value)
+        statuses = {f.status for f in used}
+        if "unverified" in statuses:
+            row["status"] = "unverified"
+        else:
+            row["status"] = next((s for s in STATUS_ORDER if s in statuses), None)
+        row["confidence"] = min((f.confidence for f in used), default=None)
+        row["documents"] = len(size_docs.get(size, ()))
+        naming = named_by.get(size, set())
+        kinds = {sources[d].kind for d in naming}
+        api = sorted((d for d in naming if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0)
+        docs = kinds & (AUTHORITATIVE - {"api_catalog"})
+        both, docs_only, api_only, third_only = schema.FOUND_IN
+        row["found_in"] = (both if docs else api_only) if api else (docs_only if docs else third_only)
+        row["api_snapshot"] = api[-1] if api else None
+        row["lowest_price_usd_per_hour"] = lowest.get(size)
+        count = row.get("gpu_count")
+        row["price_per_gpu_hour_usd"] = (
+            round(lowest[size] / count, 6) if size in lowest and isinstance(count, float) and count > 0 else None
+        )
+        lk = links.get(size)
+        row["linked_to"] = lk.linked_to if lk else None
+        row["link_evidence"] = lk.evidence if lk else None
+        row["value_basis"] = "each value is the fact chosen by reconciliation; see facts.reason for why"
+        rows.append(row)
+    return rows
+
+
+def _cell(f: Fact | None, type_: str) -> Any:
+    if f is None or (f.range_min is not None and f.range_max is not None and f.range_min != f.range_max):
+        return None
+    if type_ == "date":
+        return dt.date.fromisoformat(f.value_text) if f.value_text else None
+    if f.value_number is not None:
+        if type_ == "int":
+            return int(f.value_number) if float(f.value_number).is_integer() else None
+        return f.value_number
+    if f.value_bool is not None:
+        return f.value_bool
+    return f.value_text
