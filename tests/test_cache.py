@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.runner import cache as cache_module
 from pipeline.runner.cache import MAGIC, MEMO_SHARDS, Cache, digest
 
 KEY = "ab" + "0" * 62
@@ -106,6 +107,25 @@ def test_a_memo_keeps_only_what_the_last_build_used(tmp_path: Path) -> None:
     second.save()
     third = Cache(tmp_path).memo("reconcile", VERSION)
     assert [third.get(k) for k in ("kept", "dropped", "new")] == [1, None, 3]
+
+
+def test_an_entry_naming_a_class_that_moved_is_stale_not_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry pickled by code that kept a class where this code no longer has it (a record
+    moved to another module) is intact: a miss, removed, and not counted as damage."""
+
+    class Moved:
+        pass
+
+    Moved.__module__, Moved.__qualname__ = "pipeline.runner.cache", "_Moved"
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "_Moved", Moved, raising=False)
+        Cache(tmp_path).put(KEY, Moved())
+    cache = Cache(tmp_path)
+    assert cache.get(KEY) is None
+    assert (cache.stats.misses, cache.stats.corrupt) == (1, 0)
+    assert not (tmp_path / "ab" / f"{KEY}.pickle").exists()
 
 
 def test_a_memo_of_other_code_is_not_used(tmp_path: Path) -> None:

@@ -88,6 +88,12 @@ class Cache:
             return None
         try:
             return pickle.loads(payload)
+        except (AttributeError, ImportError):
+            # Intact, but it names a class or module this code no longer has where it was (a
+            # class moved to another module): written by other code, stale as another format is.
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
         except Exception:  # checksummed yet unloadable (another Python, say): damage, not a bug
             self._corrupt(path)
             return None
