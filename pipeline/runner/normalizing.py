@@ -43,11 +43,11 @@ def run_normalize(
     nor the context it reads changed, and with `split` the other documents shared with a forked
     process (which takes all but `NORMALIZE_SHARE` of them).
 
-    `content` gives a document's parse key (`entry_key`: its bytes, path, limits and the code),
+    `content` gives a document's parse key (`documents.entry_key`: its bytes, path, limits and the code),
     which determines its extraction: keying the memo by it spares pickling every extraction.
     `stated`, when given with a memo, gets for each document the digest of its claims about
     each entity (`_Stated`), kept in the memo beside the claims. `contributions` are the
-    documents' parts of the shared context made where they were parsed (`parse_one`), and
+    documents' parts of the shared context made where they were parsed (`documents.parse_one`), and
     `statements` the statements of those whose extraction the parse memo gave without them
     (`Parsed.statements`): only the documents normalized again need them. The claims the memo
     gave are unpickled only when asked for (`Normalizing`)."""
@@ -109,7 +109,7 @@ _CLAIM_VALUES = values_of(Claim)
 class _Stated:
     """A document's claims as the normalize memo keeps them, with the digest of its claims
     about each entity (by the entity it names, before any alias moves them): what a bucket of
-    decisions reads of the document (`_bucket_keys`). An edit that leaves an entity's claims
+    decisions reads of the document (`parts._bucket_keys`). An edit that leaves an entity's claims
     as they were then leaves the decisions about it kept.
 
     The memo keeps the claims of a shard's documents in one pickle of their own (`bagged`),

@@ -35,10 +35,11 @@ RECONCILE_BUCKETS = 32
 """Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
 BUCKETS_AT_ONCE = 4
-"""Buckets a process decides and finishes at a time (`part`), letting go of their votes and
-facts before the next: at 10,000 documents the process deciding half of the entities (before
-`DECIDE_SHARE`) peaked at 1,070 MiB where it took 1,237 MiB deciding them at once, for about 0.4 s
-more of reconcile (one bucket at a time: 1,048 MiB, 1.2 s more)."""
+"""Buckets a process decides and finishes at a time (the `part` inside `runner._compute`),
+letting go of their votes and facts before the next: at 10,000 documents the process deciding
+half of the entities (before `runner.DECIDE_SHARE`) peaked at 1,070 MiB where it took 1,237 MiB
+deciding them at once, for about 0.4 s more of reconcile (one bucket at a time: 1,048 MiB, 1.2 s
+more)."""
 
 
 def _early_keys(
@@ -216,14 +217,6 @@ class _Packed:
         return pd.DataFrame({name: self.column(name) for name in self.columns}, columns=list(self.columns), copy=False)
 
 
-CLAIMS_TABLE_WORK = 0.08
-"""What making the claims table costs, as a share of deciding every entity (their claims and
-inherited votes, `divide`): a build that keeps its records (`compute`) makes it while a forked
-process decides the other part, so its own part is smaller by it: 49% of the deciding
-(`DECIDE_SHARE` of it and the table). A build that keeps none has it made by a process of its
-own (`_ClaimsApart`)."""
-
-
 @dataclass(frozen=True, slots=True)
 class _Part:
     """What a part of the entities (`divide`) gives the tables, made where it was decided."""
@@ -237,7 +230,7 @@ class _Part:
     """Its rows of vm_sizes, as a DataFrame in size order: as Python dicts, the rows of both
     parts were held at once in the build process (20 MB more at 10,000 documents)."""
     members: list[tuple[str, str]]
-    """(size, series) for each size whose series is known (`_not_built`)."""
+    """(size, series) for each size whose series is known (`runner._not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
     """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
     failures: Sequence[Failure] = ()

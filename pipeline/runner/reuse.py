@@ -1,5 +1,6 @@
-"""What a build takes from the output it replaces: the digests of its files, and its tables
-when the stages after normalize would read all that made them."""
+"""What a build knows of the output it replaces, and keeps for the next build: the digests of
+its files with the stamps that vouch for them, and what made its tables (`_Decided`), from which
+the runner takes them whole when the stages after normalize would read all that made them."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ class _Taken:
 @dataclass(frozen=True, slots=True)
 class _Decided:
     """What the stages after normalize gave besides their tables (`TAKEN_TABLES`), under the
-    digest of all they read (`key`, `_decided_key`), with each table's rows and its files'
+    digest of all they read (`key`, `runner._decided_key`), with each table's rows and its files'
     digests once written (`tables`: rows, CSV, Parquet). The cache keeps the last build's."""
 
     key: str
@@ -50,7 +51,7 @@ DECIDED_ENTRY = "decided"
 """The cache entry that holds the last build's `_Decided`, one per output folder (`_Reuse.name`)."""
 
 PAGE_ENTRY = "page"
-"""The cache entry that holds the last build's page, one per output folder: its `_page_key`
+"""The cache entry that holds the last build's page, one per output folder: its `runner._page_key`
 and the digest of its report.html."""
 
 STAMPS_ENTRY = "stamps"
@@ -97,7 +98,7 @@ def _record(cache: Cache, out: Path, digests: Digests, listed: Collection[str] |
 
 @dataclass
 class _Reuse:
-    """What `build`, `compute` and `_write` share about the output a build replaces (`previous`).
+    """What `runner.build`, `runner.compute` and `runner._write` share about the output a build replaces (`previous`).
     When the stages after normalize would read all that made that output's tables
     (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
     file checked against the digest the cache and the manifest list; otherwise `decided` is what
