@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pickle
 import struct
+import sys
+import types
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from pipeline.runner import cache as cache_module
 from pipeline.runner.cache import MAGIC, MEMO_SHARDS, Cache, digest
 
 KEY = "ab" + "0" * 62
@@ -109,19 +111,38 @@ def test_a_memo_keeps_only_what_the_last_build_used(tmp_path: Path) -> None:
     assert [third.get(k) for k in ("kept", "dropped", "new")] == [1, None, 3]
 
 
-def test_an_entry_naming_a_class_that_moved_is_stale_not_damaged(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+class _Record:
+    """A record as other code pickled it: its class, then its two fields."""
+
+    def __init__(self, a: int, b: int) -> None:
+        self.fields = (a, b)
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (type(self), self.fields)
+
+
+@pytest.mark.parametrize(
+    ("module", "now"),
+    [
+        ("pipeline.runner.cache", None),  # moved to another module: AttributeError
+        ("pipeline.runner.gone", None),  # its module gone: ImportError
+        ("pipeline.runner.cache", lambda a: None),  # its fields changed: TypeError
+    ],
+    ids=["its class moved", "its module gone", "its fields changed"],
+)
+def test_an_entry_other_code_pickled_is_stale_not_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, now: Callable[..., None] | None
 ) -> None:
-    """An entry pickled by code that kept a class where this code no longer has it (a record
-    moved to another module) is intact: a miss, removed, and not counted as damage."""
-
-    class Moved:
-        pass
-
-    Moved.__module__, Moved.__qualname__ = "pipeline.runner.cache", "_Moved"
+    """An intact entry (its CRC-32 holds) that this code cannot load was pickled by other code: a
+    record since moved, or its module gone, or its fields changed. A miss, removed, and not
+    counted as damage (the first build after such a change said "128 damaged entries rebuilt")."""
+    record = type("_Record", (_Record,), {"__module__": module, "__qualname__": "_Record"})
     with monkeypatch.context() as m:
-        m.setattr(cache_module, "_Moved", Moved, raising=False)
-        Cache(tmp_path).put(KEY, Moved())
+        m.setitem(sys.modules, module, sys.modules.get(module) or types.ModuleType(module))
+        m.setattr(sys.modules[module], "_Record", record, raising=False)
+        Cache(tmp_path).put(KEY, record(1, 2))
+    if now is not None:
+        monkeypatch.setattr(sys.modules[module], "_Record", type("_Record", (), {"__init__": now}), raising=False)
     cache = Cache(tmp_path)
     assert cache.get(KEY) is None
     assert (cache.stats.misses, cache.stats.corrupt) == (1, 0)

@@ -88,14 +88,14 @@ class Cache:
             return None
         try:
             return pickle.loads(payload)
-        except (AttributeError, ImportError):
-            # Intact, but it names a class or module this code no longer has where it was (a
-            # class moved to another module): written by other code, stale as another format is.
+        except Exception:
+            # Intact (its CRC-32 holds) yet unloadable: pickled by other code, a record since
+            # moved to another module or given other fields, or another Python. Stale, as an
+            # entry of another format is, not damage: a memo checks its code's version only once
+            # loaded, and the first build after the runner's modules were split counted every
+            # memo entry as damaged.
             with contextlib.suppress(OSError):
                 path.unlink()
-            return None
-        except Exception:  # checksummed yet unloadable (another Python, say): damage, not a bug
-            self._corrupt(path)
             return None
 
     def _corrupt(self, path: Path) -> None:
