@@ -66,9 +66,7 @@ from pipeline.runner.documents import (
     parse_all,
     survey,
 )
-from pipeline.runner.normalizing import (
-    run_normalize,
-)
+from pipeline.runner.normalizing import run_normalize
 from pipeline.runner.parts import (
     RECONCILE_BUCKETS,
     _bucket_keys,
