@@ -43,14 +43,14 @@ def run_normalize(
     nor the context it reads changed, and with `split` the other documents shared with a forked
     process (which takes all but `NORMALIZE_SHARE` of them).
 
-    `content` gives a document's parse key (`documents.entry_key`: its bytes, path, limits and the code),
-    which determines its extraction: keying the memo by it spares pickling every extraction.
-    `stated`, when given with a memo, gets for each document the digest of its claims about
-    each entity (`_Stated`), kept in the memo beside the claims. `contributions` are the
-    documents' parts of the shared context made where they were parsed (`documents.parse_one`), and
-    `statements` the statements of those whose extraction the parse memo gave without them
-    (`Parsed.statements`): only the documents normalized again need them. The claims the memo
-    gave are unpickled only when asked for (`Normalizing`)."""
+    `content` gives a document's parse key (`documents.entry_key`: its bytes, path, limits and the
+    code), which determines its extraction: keying the memo by it spares pickling every extraction.
+    `stated`, when given with a memo, gets for each document the digest of its claims about each
+    entity (`_Stated`), kept in the memo beside the claims. `contributions` are the documents' parts
+    of the shared context made where they were parsed (`documents.parse_one`), and `statements` the
+    statements of those whose extraction the parse memo gave without them (`Parsed.statements`):
+    only the documents normalized again need them. The claims the memo gave are unpickled only when
+    asked for (`Normalizing`)."""
     content, statements = content or {}, statements or {}
     ctx = normalize_context(extractions, know, contributions)
     done: dict[str, _Stated] = {}

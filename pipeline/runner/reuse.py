@@ -98,14 +98,14 @@ def _record(cache: Cache, out: Path, digests: Digests, listed: Collection[str] |
 
 @dataclass
 class _Reuse:
-    """What `runner.build`, `runner.compute` and `runner._write` share about the output a build replaces (`previous`).
-    When the stages after normalize would read all that made that output's tables
-    (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
+    """What `runner.build`, `runner.compute` and `runner._write` share about the output a build
+    replaces (`previous`). When the stages after normalize would read all that made that output's
+    tables (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
     file checked against the digest the cache and the manifest list; otherwise `decided` is what
-    this build's tables were made with, which the build keeps in the cache once they are
-    written. An edit that changes no claim (one that moves no statement: a word of prose, a
-    title, lines after the last statement) then decides nothing again; if it changes nothing the
-    page shows either, the page is taken too (`page`)."""
+    this build's tables were made with, which the build keeps in the cache once they are written. An
+    edit that changes no claim (one that moves no statement: a word of prose, a title, lines after
+    the last statement) then decides nothing again; if it changes nothing the page shows either, the
+    page is taken too (`page`)."""
 
     previous: Previous | None
     stage: Path
