@@ -77,14 +77,11 @@ class Cache:
         head = len(MAGIC) + _HEAD.size
         payload = memoryview(blob)[head:]
         if not blob.startswith(MAGIC):
-            if blob.startswith(_FORMATS):  # written by another version of this code: stale
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            else:
-                self._corrupt(path)
+            # Written by another version of this code: stale. Anything else: damage.
+            self._drop(path, damaged=not blob.startswith(_FORMATS))
             return None
         if len(blob) < head or _HEAD.unpack_from(blob, len(MAGIC)) != (len(payload), zlib.crc32(payload)):
-            self._corrupt(path)
+            self._drop(path, damaged=True)
             return None
         try:
             return pickle.loads(payload)
@@ -94,12 +91,14 @@ class Cache:
             # entry of another format is, not damage: a memo checks its code's version only once
             # loaded, and the first build after the runner's modules were split counted every
             # memo entry as damaged.
-            with contextlib.suppress(OSError):
-                path.unlink()
+            self._drop(path, damaged=False)
             return None
 
-    def _corrupt(self, path: Path) -> None:
-        self.stats.corrupt += 1
+    def _drop(self, path: Path, *, damaged: bool) -> None:
+        """Remove an entry that is not used, counting it in the stats when it was `damaged`
+        rather than stale."""
+        if damaged:
+            self.stats.corrupt += 1
         with contextlib.suppress(OSError):
             path.unlink()
 
