@@ -57,11 +57,11 @@ def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
     A frozen dataclass's `__init__` sets each field through `object.__setattr__`, and setting
     each by its slot's descriptor took half as long; at 10,000 documents, loading the normalize
     memo's 519,067 claims was mostly making them. This one lends the object, for the time it
-    sets its fields, the class of a mutable record with the same slots (`_twin`): there each
+    sets its fields, the class of a mutable record with the same slots (`twin_of`): there each
     field is a plain attribute store, which the interpreter does without a call (a claim made
     in 0.93 us here, against 2.0 by descriptors). Written out for the class's fields, as
     `dataclasses` writes its own."""
-    twin = _twin(cls)
+    twin = twin_of(cls)
     scope: dict[str, Any] = {"FACTORY": _FACTORY, "LEND": object.__setattr__, "TWIN": twin, "CLS": cls}
     params, made, body = [], [], []
     for i, f in enumerate(every):
@@ -84,9 +84,10 @@ def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
     return init
 
 
-def _twin(cls: type) -> type:
+def twin_of(cls: type) -> type:
     """A mutable class whose objects lay out their slots as `cls`'s do, so that an object of
-    either may be given the other's class."""
+    either may be given the other's class: how a record is made (`_init`), and how a stage
+    completes a record that it made and that no one else holds yet (`reconcile._finished`)."""
     slots = tuple(cls.__dict__.get("__slots__", ()))
     assert slots and cls.__bases__ == (object,), f"{cls.__name__}: compact needs slots and no base"
     twin = type(f"_{cls.__name__}Fields", (), {"__slots__": slots, "__module__": cls.__module__})
