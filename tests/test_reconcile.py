@@ -154,6 +154,19 @@ def test_series_values_are_inherited_by_sizes_that_state_none(shipped: BuildResu
     assert f.reason.startswith("Inherited from series ND:")
 
 
+def test_a_fact_on_several_claims_is_as_old_as_the_newest_dated_one(shipped: BuildResult) -> None:
+    # Two undated API catalog rows (`V1,V2`) and the NCv3 page of 2020-02-03 (`Generation 1 and
+    # 2`, line 20), which the size inherits, state it; the newer NCv3 page (2024-07-31) names the
+    # size but not its generations.
+    f = fact(shipped, "Standard_NC12s_v3", "vm_generations")
+    assert (f.value, f.status, f.stale) == ("1,2", "agreed", True)
+    assert f.supporting == ("45dc58a951e3e666", "801a35eafd06d48f", "fe251f3cea4758cb")
+    assert (
+        "stale: its newest support (2020-02-03) is 1640 days older than azure-docs/azure-compute-docs/articles/"
+        "virtual-machines/sizes/gpu-accelerated/ncv3-series.md (2024-07-31)"
+    ) in f.reason
+
+
 def test_a_size_value_failing_a_physical_check_loses_to_the_series_value(shipped: BuildResult) -> None:
     f = fact(shipped, "Standard_ND128isr_GB300_v6", "network_bandwidth_mbps")
     assert (f.value_number, f.inherited_from, f.status) == (160000, "ND GB300 v6", "resolved")
