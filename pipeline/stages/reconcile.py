@@ -609,7 +609,9 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
         when = sources[c.document].as_of
         if when and ours(c.entity) and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
-    siblings = _sibling_index(ordered, facts)
+    # Only the attributes a resolved fact's rival is of are looked up (`_sibling_match`).
+    disputed = {attribute for _, attribute in rivals}
+    siblings = _sibling_index((key for key in ordered if key[1] in disputed), facts)
     final = []
     confidences: dict[tuple[object, ...], tuple[Evidence, float]] = {}  # few distinct among many facts
     for key in ordered:
@@ -1618,9 +1620,11 @@ def _link_conflicts(
     already: dict[tuple[str, str], set[str]] = defaultdict(set)
     for c in disputed:
         already[(c.entity, c.attribute)].add(c.value)
+    unverified = {lk.entity for lk in links}
     by_entity: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
     for entity, attribute in ordered:
-        by_entity[entity].append((attribute, facts[(entity, attribute)]))
+        if entity in unverified:
+            by_entity[entity].append((attribute, facts[(entity, attribute)]))
     rows = []
     for lk in links:
         entity = lk.entity
