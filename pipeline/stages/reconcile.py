@@ -130,17 +130,18 @@ class _Vote:
 
 @dataclass(slots=True)
 class _Group:
-    """Claims that state the same value (within tolerance, or as a GB/GiB twin)."""
+    """Claims that state the same value (within tolerance, or as a GB/GiB twin). Its best vote
+    and its voices are found once the grouping is done (`_group`): ranking the groups and
+    deciding read them several times."""
 
     votes: list[_Vote]
     twin: bool = False
+    best: _Vote = field(init=False)
+    voices: set[str] = field(init=False)
 
-    @property
-    def best(self) -> _Vote:
-        return max(self.votes, key=_vote_key)
-
-    def documents(self) -> set[str]:
-        return {_voice(v) for v in self.votes}
+    def close(self) -> None:
+        self.best = max(self.votes, key=_vote_key)
+        self.voices = {_voice(v) for v in self.votes}
 
 
 def _voice(v: _Vote) -> str:
@@ -1256,14 +1257,16 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
                 break
         else:
             groups.append(_Group([v]))
+    for g in groups:
+        g.close()
     return groups
 
 
 def _group_key(g: _Group, tier: Mapping[str, Tier]) -> tuple[float, int, int, str]:
     best = g.best
-    top = max(v.weight for v in g.votes)
+    top = best.weight  # the best vote is the heaviest (`_vote_key`)
     newest = max((v.as_of.toordinal() for v in g.votes if v.as_of and v.weight >= top - 1e-9), default=0)
-    return (round(top, 6), newest, len(g.documents()), best.claim.claim_id)
+    return (round(top, 6), newest, len(g.voices), best.claim.claim_id)
 
 
 def _label(v: _Vote, tier: Mapping[str, Tier]) -> str:
@@ -1290,7 +1293,7 @@ def _decide(
     win = groups[0]
     best = win.best
     c = best.claim
-    voices = win.documents()
+    voices = win.voices
     losers = groups[1:]
     verified = entity in official or (kind == "series" and any(v.source_kind in AUTHORITATIVE for v in votes))
     reason: str
