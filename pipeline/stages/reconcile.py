@@ -406,16 +406,19 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     rivals: dict[tuple[str, str], Claim] = {}
     failures: list[Failure] = []
     keys = _votes(p, entities)
+    follows, kinds = p.follows, p.kinds
     for key in keys:
         votes = by_key[key]
-        _check(key, votes, facts, by_key, know, p.follows.get(key[0], True))
-        fact, rows = _decide(key, p.kinds[key[0]], votes, official, tier, know, facts)
+        _check(key, votes, facts, by_key, know, follows.get(key[0], True))
+        fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
         facts[key] = fact
         if rows:
             conflicts.extend(rows)
             losing = next(r for r in rows if not r.won)
             rivals[key] = next(v.claim for v in votes if v.claim.claim_id in losing.claims)
-        failures.extend((v.claim.claim_id, _decide_order(key), tuple(v.failed)) for v in votes if v.failed)
+        for v in votes:  # a loop, not a generator for each of the keys, nearly all without failures
+            if v.failed:
+                failures.append((v.claim.claim_id, _decide_order(key), tuple(v.failed)))
     return Decided(conflicts, rivals, failures, keys)
 
 
