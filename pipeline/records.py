@@ -1,7 +1,9 @@
 """The typed records that flow between stages.
 
 Every stage takes and returns these frozen dataclasses, never loose dicts, so that a
-reader can see at a glance what a stage promises to the next one.
+reader can see at a glance what a stage promises to the next one. A record is complete once
+another stage receives it; the one stage that fills a record in after making it (reconcile's
+facts, `Plan.facts`) does so before anyone else holds it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
-from functools import partial
+from functools import cache, partial
 from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
@@ -84,6 +86,7 @@ def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
     return init
 
 
+@cache
 def twin_of(cls: type) -> type:
     """A mutable class whose objects lay out their slots as `cls`'s do, so that an object of
     either may be given the other's class: how a record is made (`_init`), and how a stage

@@ -156,8 +156,9 @@ def test_series_values_are_inherited_by_sizes_that_state_none(shipped: BuildResu
 
 def test_a_fact_on_several_claims_is_as_old_as_the_newest_dated_one(shipped: BuildResult) -> None:
     # Two undated API catalog rows (`V1,V2`) and the NCv3 page of 2020-02-03 (`Generation 1 and
-    # 2`, line 20), which the size inherits, state it; the newer NCv3 page (2024-07-31) names the
-    # size but not its generations.
+    # 2`, line 20), which the size inherits, state it. The newer NCv3 page (2024-07-31) names the
+    # size and states no `vm_generations` (only `Generation 2 VMs: Supported` and the like, which
+    # are other attributes), so its date makes the fact stale.
     f = fact(shipped, "Standard_NC12s_v3", "vm_generations")
     assert (f.value, f.status, f.stale) == ("1,2", "agreed", True)
     assert f.supporting == ("45dc58a951e3e666", "801a35eafd06d48f", "fe251f3cea4758cb")

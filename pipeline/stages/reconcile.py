@@ -139,7 +139,7 @@ class _Group:
     best: _Vote = field(init=False)
     voices: set[str] = field(init=False)
 
-    def close(self) -> None:
+    def settle(self) -> None:
         self.best = max(self.votes, key=_vote_key)
         self.voices = {_voice(v) for v in self.votes}
 
@@ -173,9 +173,12 @@ class Plan:
     official: set[str]
     by_key: dict[tuple[str, str], list[_Vote]]
     """The votes of the keys every part reads (a series' values), from `plan`; `decide` adds
-    those of the keys it decides (a size's series among them)."""
+    those of the keys it decides (a size's series among them). `finish` dates a fact by its
+    key's votes: `forget` lets them go after it."""
     kinds: dict[str, str]
     facts: dict[tuple[str, str], Fact]
+    """The facts `decide` made; `finish` completes each in place (`_finished`). None is hashed or
+    held elsewhere before then: a frozen record's hash would change with its fields."""
     series_conflicts: list[Conflict]
     rest: dict[str, list[Claim]]
     """For each entity taken from `pending`, in the claims' order, the claims (the name's among
@@ -593,7 +596,9 @@ def reconcile(
 
 def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) -> Reconciled:
     """The facts, conflicts and links once every key (of `entities`, when given, as `decide`
-    was given them) is decided."""
+    was given them) is decided. The facts are the plan's own, completed in place (`Plan.facts`):
+    finish what `decide` decided once. A fact is as old as the newest dated claim it rests on;
+    a rule-made claim (the naming convention, a sibling) has no date, as its vote has none."""
     claims, sources, know, facts, suspects = p.claims, p.sources, p.know, p.facts, p.suspects
     conflicts, rivals = decided.conflicts, decided.rivals
 
@@ -719,8 +724,10 @@ def _finished(
         evidence, confidence = known
     lent: Any = fact
     object.__setattr__(lent, "__class__", _FACT_FIELDS)
-    lent.reason, lent.stale, lent.evidence, lent.confidence = reason, stale, evidence, confidence
-    lent.__class__ = Fact
+    try:  # the fact stays a `Fact` whatever interrupts the stores
+        lent.reason, lent.stale, lent.evidence, lent.confidence = reason, stale, evidence, confidence
+    finally:
+        lent.__class__ = Fact
     return fact
 
 
@@ -1261,7 +1268,7 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
         else:
             groups.append(_Group([v]))
     for g in groups:
-        g.close()
+        g.settle()
     return groups
 
 
@@ -1558,9 +1565,9 @@ def _sibling_match(
 def _sibling_index(
     ordered: Iterable[tuple[str, str]], facts: Mapping[tuple[str, str], Fact]
 ) -> dict[tuple[object, ...], list[tuple[str, float]]]:
-    """The numbers sizes have, by family, vCPUs, version and attribute; `ordered` is every key
-    `finish` finishes.
-    Only the entity and the number are kept, not the fact, which `finish` replaces."""
+    """The numbers sizes have, by family, vCPUs, version and attribute, of the keys `ordered`:
+    those `finish` finishes whose attribute a resolved fact has a rival in (`_sibling_match`).
+    Only the entity and the number are kept, not the fact."""
     index: dict[tuple[object, ...], list[tuple[str, float]]] = defaultdict(list)
     for key in ordered:
         fact = facts[key]
