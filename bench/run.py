@@ -104,6 +104,11 @@ class Run:
     """The build process's peak RSS in MB when each step ended (`--timings`): where memory grows."""
     helpers: tuple[tuple[str, float], ...] = ()
     """The peak RSS in MB of each process the build forked, by what it did (`--timings`)."""
+    cpu: tuple[tuple[str, float, float], ...] = ()
+    """CPU seconds of each step (`--timings`): the build process's, and its processes' that ended
+    in it (parse workers, forked helpers)."""
+    helpers_cpu: tuple[tuple[str, float], ...] = ()
+    """The CPU seconds of each process the build forked, by what it did (`--timings`)."""
 
     @property
     def ok(self) -> bool:
@@ -165,6 +170,16 @@ class SizeResult:
             "one_change_steps_s": dict(one.steps) if one else None,
             "one_value_steps_s": dict(value.steps) if value else None,
             "cold_peaks_mb": dict(cold.peaks) if cold else None,
+            "cpu_s_by_step": {
+                name: {step: {"build": own, "ended": ended} for step, own, ended in run.cpu}
+                for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
+                if run and run.cpu
+            },
+            "cpu_s_by_process": {
+                name: dict(_others(run))
+                for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
+                if run and run.cpu
+            },
             "processes_mb": {
                 name: dict(_processes(run))
                 for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
@@ -311,13 +326,22 @@ def run_build(sources: Path, out: Path) -> Run:
     steps: tuple[tuple[str, float], ...] = ()
     peaks: tuple[tuple[str, float], ...] = ()
     helpers: tuple[tuple[str, float], ...] = ()
+    cpu: tuple[tuple[str, float, float], ...] = ()
+    helpers_cpu: tuple[tuple[str, float], ...] = ()
     if timings.exists():
         written = json.loads(timings.read_text(encoding="utf-8"))
         steps = tuple((str(x["step"]), float(x["seconds"])) for x in written if "step" in x)
         peaks = tuple((str(x["step"]), float(x["peak_rss_mb"])) for x in written if "step" in x and "peak_rss_mb" in x)
         helpers = tuple((str(x["process"]), float(x["peak_rss_mb"])) for x in written if "process" in x)
+        cpu = tuple(
+            (str(x["step"]), float(x["cpu_s"]), float(x["ended_cpu_s"]))
+            for x in written
+            if "step" in x and "cpu_s" in x and "ended_cpu_s" in x
+        )
+        helpers_cpu = tuple((str(x["process"]), float(x["cpu_s"])) for x in written if "process" in x and "cpu_s" in x)
         timings.unlink()
-    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, steps, peaks, helpers)
+    usage_cpu = usage.ru_utime + usage.ru_stime
+    return Run(seconds, usage_cpu, rss, proc.returncode, stderr, steps, peaks, helpers, cpu, helpers_cpu)
 
 
 def measure_startup(work: Path) -> Run:
@@ -420,12 +444,8 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
     """Where the time of each cold build (and of the one-change and one-value builds) goes, step by step, as
     the build timed itself; the start-up build first. Wall time outside the steps is the
     interpreter's start and exit."""
-    columns: list[tuple[str, Run | None]] = [("start-up", startup)]
-    for r in results:
-        columns.append((f"cold {r.n:,}", r.cold if r.cold_ok else None))
-        columns.append((f"one-change {r.n:,}", r.one_change if r.one_change and r.one_change.ok else None))
-        columns.append((f"one-value {r.n:,}", r.one_value if r.one_value and r.one_value.ok else None))
-    runs = [(name, run) for name, run in columns if run is not None and run.steps]
+    columns = [("start-up", startup)] if startup is not None and startup.ok else []
+    runs = [(name, run) for name, run in [*columns, *_measured_runs(results)] if run.steps]
     if not runs:
         return []
     lines = _by_step([(f"{name} s", run.steps) for name, run in runs], ".3f")
@@ -433,6 +453,44 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
     lines.append("| interpreter start and exit | " + " | ".join(f"{x:.3f}" for x in outside) + " |")
     lines.append("| **wall** | " + " | ".join(f"**{run.seconds:.3f}**" for _, run in runs) + " |")
     return lines
+
+
+def _measured_runs(results: Sequence[SizeResult]) -> list[tuple[str, Run]]:
+    """Each size's cold, one-change and one-value builds that succeeded, named for a column."""
+    columns: list[tuple[str, Run | None]] = []
+    for r in results:
+        columns.append((f"cold {r.n:,}", r.cold if r.cold_ok else None))
+        columns.append((f"one-change {r.n:,}", r.one_change))
+        columns.append((f"one-value {r.n:,}", r.one_value))
+    return [(name, run) for name, run in columns if run is not None and run.ok]
+
+
+def cpu_tables(results: Sequence[SizeResult]) -> tuple[list[str], list[str]]:
+    """Where the CPU time of each build goes: the build process's in each step, then the other
+    processes', by what they did. On two cores a step's seconds show only what the build process
+    waited for: a process beside it (a memo written, the report) costs CPU that no step shows."""
+    runs = [(name, run) for name, run in _measured_runs(results) if run.cpu]
+    if not runs:
+        return [], []
+    steps = _by_step([(f"{name} s", [(step, own) for step, own, _ in run.cpu]) for name, run in runs], ".2f")
+    own = [sum(c[1] for c in run.cpu) for _, run in runs]
+    steps.append("| **the build process** | " + " | ".join(f"**{x:.2f}**" for x in own) + " |")
+    others = _by_step([(f"{name} s", _others(run)) for name, run in runs], ".2f", "process")
+    every = [sum(c[1] + c[2] for c in run.cpu) for _, run in runs]
+    others.append("| **every process**, the build's too | " + " | ".join(f"**{x:.2f}**" for x in every) + " |")
+    counted = " | ".join(f"{run.cpu_seconds:.2f}" for _, run in runs)
+    others.append(f"| the same, as `wait4` counted it | {counted} |")
+    return steps, others
+
+
+def _others(run: Run) -> list[tuple[str, float]]:
+    """The CPU seconds of the processes the build forked, by what they did (a kind forked twice
+    counts both), and of the rest of those that ended while it ran: its parse workers."""
+    forked: dict[str, float] = {}
+    for what, used in run.helpers_cpu:
+        forked[what] = forked.get(what, 0.0) + used
+    ended = sum(c[2] for c in run.cpu)
+    return [("parse workers", max(0.0, ended - sum(forked.values()))), *forked.items()]
 
 
 def memory_table(results: Sequence[SizeResult]) -> list[str]:
@@ -673,6 +731,20 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
     steps = steps_table(results, startup)
     if steps:
         lines += ["", "## Where the time goes", "", *steps]
+    by_step, by_process = cpu_tables(results)
+    if by_step:
+        lines += [
+            "",
+            "## Where the CPU goes",
+            "",
+            "CPU seconds (user and system) of the build process in each step:",
+            "",
+            *by_step,
+            "",
+            "And of the other processes, by what they did:",
+            "",
+            *by_process,
+        ]
     memory = memory_table(results)
     if memory:
         lines += [
@@ -720,6 +792,10 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "  step is the time waited for them after it. Start-up: a build of an empty sources folder.",
         "- Memory by step: the build process's peak RSS when each step ended (`--timings FILE`); the",
         "  parse workers and the forked helpers have their own, which the peak RSS column includes.",
+        "- CPU: user + system seconds, as the build counts them (`--timings FILE`): its own in each step",
+        "  (all its threads), and each forked helper's once its answer is sent; the parse workers' are",
+        "  what the processes that ended while the build ran took beyond the helpers'. With two cores",
+        "  the steps' wall seconds hide the second core's work: a build's CPU is what two cores share.",
         "- The largest processes: each forked helper's VmHWM once its answer is sent, as the build",
         "  lists it in `--timings FILE`; the build's is its last step's.",
         "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",

@@ -280,7 +280,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--timings",
         metavar="FILE",
-        help="write the seconds each step took, and the build's peak memory (MB) when it ended, to FILE (JSON)",
+        help="write the seconds and CPU seconds each step took, the build's peak memory (MB) when it ended, "
+        "and each forked process's peak memory and CPU seconds, to FILE (JSON)",
     )
     b.set_defaults(func=cmd_build)
     e = sub.add_parser(
@@ -350,15 +351,26 @@ MB = 1_000_000
 
 
 def timings(result: BuildResult) -> list[dict[str, object]]:
-    """What `build --timings` writes: each step's seconds and the build's peak memory when it
-    ended, then the peak memory of each process forked beside the build (the largest is often
-    one of them), in MB."""
+    """What `build --timings` writes: each step's seconds, the CPU seconds of the build and of
+    the processes that ended in it (`BuildResult.cpu`) and the build's peak memory when it ended,
+    then the peak memory (in MB) and CPU seconds of each process forked beside the build: the
+    largest is often one of them, and on two cores they do half the work."""
     peaks = dict(result.peaks)
+    cpu = {step: (own, ended) for step, own, ended in result.cpu}
     steps: list[dict[str, object]] = [
-        {"step": step, "seconds": seconds, "peak_rss_mb": round(peaks.get(step, 0) / MB, 1)}
+        {
+            "step": step,
+            "seconds": seconds,
+            "cpu_s": cpu.get(step, (0.0, 0.0))[0],
+            "ended_cpu_s": cpu.get(step, (0.0, 0.0))[1],
+            "peak_rss_mb": round(peaks.get(step, 0) / MB, 1),
+        }
         for step, seconds in result.timings
     ]
-    return steps + [{"process": what, "peak_rss_mb": round(peak / MB, 1)} for what, peak in result.helpers]
+    return steps + [
+        {"process": what, "peak_rss_mb": round(peak / MB, 1), "cpu_s": round(used, 3)}
+        for what, peak, used in result.helpers
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

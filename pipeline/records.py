@@ -304,9 +304,12 @@ class BuildResult:
     """Seconds each step of the build took, in order (`python -m pipeline build --timings`)."""
     peaks: tuple[tuple[str, int], ...] = ()
     """The build process's peak resident memory in bytes when each step ended (`--timings`)."""
-    helpers: tuple[tuple[str, int], ...] = ()
-    """The peak resident memory in bytes of each process the build forked to work beside it,
-    named by what it did, in the order they answered (`--timings`)."""
+    cpu: tuple[tuple[str, float, float], ...] = ()
+    """For each step, in order: the CPU seconds (user and system) of the build process in it, and
+    of the processes that ended in it, its parse workers and forked helpers (`--timings`)."""
+    helpers: tuple[tuple[str, int, float], ...] = ()
+    """Each process the build forked to work beside it, named by what it did, with its peak
+    resident memory in bytes and its CPU seconds, in the order they answered (`--timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -226,4 +226,53 @@ def test_a_build_lists_the_processes_it_forked_for_the_benchmark(tmp_path: Path)
     assert run.ok, run.stderr
     helpers = dict(run.helpers)
     assert {"contracts", "report"} <= set(helpers) and all(peak > 10 for peak in helpers.values())
+    # Where the CPU went: each step's, the parse workers' (300 documents are parsed in workers)
+    # and each forked process's; all of it adds up to what the system counted, but the
+    # interpreter's start before the first step.
+    assert [step for step, *_ in run.cpu] == [step for step, _ in run.steps]
+    cpu = {step: (own, ended) for step, own, ended in run.cpu}
+    assert cpu["read and extract"][1] > 0.2, "the parse workers end with the step"
+    forked = dict(run.helpers_cpu)
+    assert set(forked) == set(helpers) and forked["report"] > 0.05
+    every = sum(own + ended for own, ended in cpu.values())
+    assert run.cpu_seconds * 0.6 < every <= run.cpu_seconds + 0.05
     assert [step for step, _ in run.steps][:2] == ["survey", "imports"]
+
+
+def test_the_cpu_of_each_step_and_of_each_other_process_is_reported() -> None:
+    """On two cores a step's seconds hide what the second core did: the CPU tables show the
+    build process's time by step, then the parse workers' and each forked process's."""
+    result = bench.SizeResult(5, documents=5, corpus_bytes=1000, floor_seconds=0.01)
+    cpu = (("survey", 0.1, 0.0), ("read and extract", 0.5, 3.5), ("reconcile", 2.0, 1.25))
+    forked = (("claims table", 1.0), ("saving of the parse memo", 0.25))
+    result.cold = bench.Run(
+        4.0, 7.5, 1024, 0, "", (("survey", 0.1), ("read and extract", 2.0), ("reconcile", 1.5)), (), (), cpu, forked
+    )
+    text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC", None)
+    section = text.split("## Where the CPU goes\n\n", 1)[1]
+    steps = section.split("\n\n")[1].splitlines()
+    assert steps == [
+        "| step | cold 5 s |",
+        "|---|---:|",
+        "| survey | 0.10 |",
+        "| read and extract | 0.50 |",
+        "| reconcile | 2.00 |",
+        "| **the build process** | **2.60** |",
+    ]
+    others = section.split("\n\n")[3].splitlines()
+    assert others == [
+        "| process | cold 5 s |",
+        "|---|---:|",
+        "| parse workers | 3.50 |",  # 4.75 s of processes that ended, 1.25 s of them forked ones'
+        "| claims table | 1.00 |",
+        "| saving of the parse memo | 0.25 |",
+        "| **every process**, the build's too | **7.35** |",
+        "| the same, as `wait4` counted it | 7.50 |",
+    ]
+    data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", None)
+    assert data["results"][0]["cpu_s_by_step"]["cold"]["reconcile"] == {"build": 2.0, "ended": 1.25}
+    assert data["results"][0]["cpu_s_by_process"]["cold"] == {
+        "parse workers": 3.5,
+        "claims table": 1.0,
+        "saving of the parse memo": 0.25,
+    }

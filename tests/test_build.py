@@ -394,7 +394,7 @@ def test_two_cores_key_the_kept_buckets_beside_the_plan_and_keep_what_one_core_k
     assert one is not None and two is not None
     reused, buckets = two.reused["reconcile"]
     assert one.reused["reconcile"] == (reused, buckets) and 0 < reused < buckets
-    assert "keys of the buckets" in {what for what, _ in results[2].helpers} and results[1].helpers == ()
+    assert "keys of the buckets" in {what for what, *_ in results[2].helpers} and results[1].helpers == ()
     assert _files(tmp_path / "w1" / "output") == _files(tmp_path / "w2" / "output")
 
 
@@ -815,14 +815,14 @@ def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of
     monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
     settings = runner.Settings(workers=2)
     first = build(seeds, tmp_path / "output", settings=settings)
-    assert "claims table" in {what for what, _ in first.helpers}
+    assert "claims table" in {what for what, *_ in first.helpers}
     assert first.tables["claims"] == len(pd.read_parquet(tmp_path / "output" / "claims.parquet")) > 100
     build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
     assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
     page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
     page.write_text(page.read_text(encoding="utf-8").replace("| 672 |", "| 673 |", 1), encoding="utf-8")
     again = build(seeds, tmp_path / "output", settings=settings)
-    assert "claims table" in {what for what, _ in again.helpers}
+    assert "claims table" in {what for what, *_ in again.helpers}
     assert again.cache is not None and again.cache.reused["reconcile"][0] > 0
     build(seeds, tmp_path / "scratch", settings=runner.Settings(workers=1, incremental=False))
     assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
@@ -1003,7 +1003,7 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
     # Each forked process says its peak memory (`--timings` lists them): the build's own is not all.
     assert one.helpers == ()
-    assert {what for what, _ in two.helpers} >= {
+    assert {what for what, *_ in two.helpers} >= {
         "normalizing",
         "finding copies",
         "contracts",
@@ -1012,7 +1012,7 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
         "sizes' siblings",
         "deciding the other part of the entities",
     }
-    assert all(peak > 10 * 2**20 for _, peak in two.helpers)
+    assert all(peak > 10 * 2**20 for _, peak, _ in two.helpers)
     assert {"report.html", "SCHEMA.md", "datapackage.json", "manifest.json"} <= set(_files(tmp_path / "two"))
 
 

@@ -77,6 +77,8 @@ def test_timings_are_written_where_asked_and_not_into_the_output(tmp_path: Path)
     assert steps[:3] == ["survey", "imports", "read and extract"]
     peaks = [s["peak_rss_mb"] for s in written]
     assert peaks == sorted(peaks) and peaks[0] > 10, "a peak so far never falls, and Python alone holds more"
+    assert all(s["cpu_s"] >= 0 and s["ended_cpu_s"] >= 0 for s in written)
+    assert sum(s["cpu_s"] for s in written) > 0.5, "reading, normalizing and reconciling sources/ takes CPU"
     assert (
         steps.index("normalize")
         < steps.index("reconcile, with the facts and claims tables")
@@ -98,10 +100,11 @@ def test_timings_give_memory_in_megabytes_of_a_million_bytes() -> None:
         diagnostics=(),
         timings=(("survey", 0.5), ("imports", 0.25)),
         peaks=(("survey", 3_000_000), ("imports", 150_000_000)),
-        helpers=(("normalizing", 512_000_000),),
+        cpu=(("survey", 0.4, 0.0), ("imports", 0.2, 1.5)),
+        helpers=(("normalizing", 512_000_000, 2.25),),
     )
     assert timings(result) == [
-        {"step": "survey", "seconds": 0.5, "peak_rss_mb": 3.0},
-        {"step": "imports", "seconds": 0.25, "peak_rss_mb": 150.0},
-        {"process": "normalizing", "peak_rss_mb": 512.0},
+        {"step": "survey", "seconds": 0.5, "cpu_s": 0.4, "ended_cpu_s": 0.0, "peak_rss_mb": 3.0},
+        {"step": "imports", "seconds": 0.25, "cpu_s": 0.2, "ended_cpu_s": 1.5, "peak_rss_mb": 150.0},
+        {"process": "normalizing", "peak_rss_mb": 512.0, "cpu_s": 2.25},
     ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.runner.pool import arrow_pool, beside, collector_paused, helper_peaks, peak_rss
+from pipeline.runner.pool import arrow_pool, beside, collector_paused, cpu_seconds, helpers_watched, peak_rss
 
 
 class Unpicklable(Exception):
@@ -67,16 +67,37 @@ def test_a_forked_process_says_its_peak_memory_and_what_it_did(stream: bool) -> 
         grown = bytes(32 * 2**20)  # the child's own
         return sum(held[:: 2**12]) + len(grown)
 
-    with helper_peaks() as peaks:
+    with helpers_watched() as peaks:
         with beside(touch, what="touching", stream=stream) as forked:
             pass
         with beside(touch, parallel=False, what="running here") as here:
             pass
     assert forked.result() == here.result() == 32 * 2**20
     assert forked.peak is not None and forked.peak > (64 + 32) * 2**20
-    assert here.peak is None  # the block's own process: its peak is the build's
-    assert peaks == [("touching", forked.peak)]
+    assert here.peak is None and here.cpu is None  # the block's own process: its figures are the build's
+    assert forked.cpu is not None
+    assert peaks == [("touching", forked.peak, forked.cpu)]
     assert peak_rss() > 64 * 2**20
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])
+def test_a_forked_process_says_the_cpu_time_it_took_which_the_parent_did_not(stream: bool) -> None:
+    """On two cores a build's steps show only what the build process waited for: each process
+    forked beside it says how much CPU time it took, counted from its fork, not the parent's."""
+    spent = cpu_seconds()
+
+    def spin() -> float:
+        start = cpu_seconds()
+        assert start < 0.2, "a forked process counts from its fork"
+        while cpu_seconds() < start + 0.3:
+            pass
+        return start
+
+    with helpers_watched() as found, beside(spin, what="spinning", stream=stream) as forked:
+        pass
+    assert forked.cpu is not None and 0.3 <= forked.cpu < 5
+    assert found == [("spinning", forked.peak, forked.cpu)]
+    assert cpu_seconds() - spent < 0.25, "the parent only waited"
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["read at the end", "read as it comes"])

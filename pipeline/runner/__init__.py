@@ -86,8 +86,10 @@ from pipeline.runner.pool import (
     beside,
     collector_paused,
     cores,
+    cpu_seconds,
+    ended_cpu_seconds,
     give_back,
-    helper_peaks,
+    helpers_watched,
     peak_rss,
 )
 from pipeline.runner.reuse import (
@@ -191,7 +193,7 @@ def build(
     sources = Path(sources)
     out = Path(out)
     clock = Clock()
-    with helper_peaks() as helpers, output_lock(out):
+    with helpers_watched() as helpers, output_lock(out):
         recover(out)
         inputs, found, key = _survey(sources, settings)
         clock.lap("survey")
@@ -201,7 +203,7 @@ def build(
         digests = _recorded(cache, out) if cache else Digests()
         if cache and (previous := _unchanged(out, key, cores(settings.workers), digests)) is not None:
             _record(cache, out, digests)
-            return replace(previous, timings=clock.laps, peaks=clock.peaks)  # forked nothing
+            return replace(previous, timings=clock.laps, peaks=clock.peaks, cpu=clock.cpu)  # forked nothing
         # Imported here, not at the top: only a build that has something to do needs them
         # (`_write`). The contracts (pandera, 0.19 s of importing) are imported by the processes
         # that check the tables, beside this one's work, unless this one checks them itself.
@@ -238,7 +240,12 @@ def build(
             raise
         clock.lap("cache saved, waited for")
     return replace(
-        result, cache=cache.stats if cache else None, timings=clock.laps, peaks=clock.peaks, helpers=tuple(helpers)
+        result,
+        cache=cache.stats if cache else None,
+        timings=clock.laps,
+        peaks=clock.peaks,
+        cpu=clock.cpu,
+        helpers=tuple(helpers),
     )
 
 
@@ -405,17 +412,24 @@ def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> 
 
 
 class Clock:
-    """Seconds between the steps of one build, and the build process's peak memory when each
-    ended: each `lap` ends the step it names."""
+    """Seconds between the steps of one build, the CPU time they took and the build process's
+    peak memory when each ended: each `lap` ends the step it names."""
 
     def __init__(self) -> None:
         self.started = self._last = time.perf_counter()
+        self._used = (cpu_seconds(), ended_cpu_seconds())
         self.laps: tuple[tuple[str, float], ...] = ()
         self.peaks: tuple[tuple[str, int], ...] = ()
+        self.cpu: tuple[tuple[str, float, float], ...] = ()
+        """For each step, the CPU seconds of the build process and of its processes that ended
+        in it (`BuildResult.cpu`)."""
 
     def lap(self, step: str) -> None:
         now = time.perf_counter()
         self.laps += ((step, round(now - self._last, 4)),)
+        used = (cpu_seconds(), ended_cpu_seconds())
+        self.cpu += ((step, round(used[0] - self._used[0], 4), round(used[1] - self._used[1], 4)),)
+        self._used = used
         # Linux keeps a process's memory counts per CPU and sums them now and then: a reading of
         # the peak so far can come out a few hundred kB below the one before it.
         before = self.peaks[-1][1] if self.peaks else 0

@@ -40,6 +40,9 @@ class Beside(Generic[T]):
         self.peak: int | None = None
         """The forked process's peak resident memory in bytes, answer sent (`peak_rss`); None
         when the function ran in this process, or the process ended before it said."""
+        self.cpu: float | None = None
+        """The forked process's own CPU seconds (user and system), answer sent (`cpu_seconds`):
+        what the second core did is not in the build's steps. None as for `peak`."""
 
     def _set(self, value: T) -> None:
         self._value, self._done = value, True
@@ -145,7 +148,7 @@ def beside(
         answered = True
         if handle.peak is not None:
             for found in _watching:
-                found.append((what, handle.peak))
+                found.append((what, handle.peak, handle.cpu or 0.0))
         if status == "error":
             raise payload
         handle._set(payload)
@@ -158,14 +161,18 @@ def beside(
         reader.close()
 
 
-_watching: list[list[tuple[str, int]]] = []
+Helper = tuple[str, int, float]
+"""A process `beside` forked: what it did, its peak memory in bytes and its CPU seconds."""
+
+_watching: list[list[Helper]] = []
 
 
 @contextlib.contextmanager
-def helper_peaks() -> Iterator[list[tuple[str, int]]]:
-    """The peak memory of each process `beside` forks while the block runs, as (what it did,
-    bytes) in the order they answered: a build's largest process is often not the build's own."""
-    found: list[tuple[str, int]] = []
+def helpers_watched() -> Iterator[list[Helper]]:
+    """Each process `beside` forks while the block runs (`Helper`), in the order they answered:
+    a build's largest process is often not the build's own, and on two cores half its CPU time
+    is spent beside its steps."""
+    found: list[Helper] = []
     _watching.append(found)
     try:
         yield found
@@ -188,6 +195,7 @@ def _receive(reader: Connection, received: list[bytes | BaseException], handle: 
     received.extend(parts)
     with contextlib.suppress(EOFError, OSError):
         handle.peak = int.from_bytes(reader.recv_bytes(), "little")
+        handle.cpu = int.from_bytes(reader.recv_bytes(), "little") / 1e6
 
 
 _pauses = 0
@@ -296,7 +304,21 @@ def _run_and_send(fn: Callable[[], Any], writer: Connection, parent: int) -> Non
     for buffer in buffers:
         writer.send_bytes(buffer)
     writer.send_bytes(peak_rss().to_bytes(8, "little"))  # last: sending costs memory too
+    writer.send_bytes(round(cpu_seconds() * 1e6).to_bytes(8, "little"))
     writer.close()
+
+
+def cpu_seconds() -> float:
+    """This process's own CPU time so far, user and system, of all its threads: a forked
+    process counts from its fork."""
+    return time.process_time()
+
+
+def ended_cpu_seconds() -> float:
+    """The CPU time, user and system, of this process's children that have ended and been
+    waited for (the parse workers, the forked helpers), with their own such children's."""
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 def peak_rss() -> int:
