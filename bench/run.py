@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,10 +105,11 @@ class Run:
     helpers: tuple[tuple[str, float], ...] = ()
     """The peak RSS in MB of each process the build forked, by what it did (`--timings`)."""
     cpu: tuple[tuple[str, float, float], ...] = ()
-    """CPU seconds of each step (`--timings`): the build process's, and its processes' that ended
-    in it (parse workers, forked helpers)."""
+    """CPU seconds of each step (`--timings`): the build process's, and its processes' that it
+    waited for in it (parse workers, forked helpers)."""
     helpers_cpu: tuple[tuple[str, float], ...] = ()
-    """The CPU seconds of each process the build forked, by what it did (`--timings`)."""
+    """The CPU seconds of the parse workers and of each process the build forked, by what it did
+    (`--timings`)."""
 
     @property
     def ok(self) -> bool:
@@ -142,6 +143,7 @@ class SizeResult:
         one = self.one_change if self.one_change is not None and self.one_change.ok else None
         value = self.one_value if self.one_value is not None and self.one_value.ok else None
         runs = [r for r in (cold, noop, one, value) if r is not None]
+        kinds = [(kind, run) for kind, run in (("cold", cold), ("one_change", one), ("one_value", value)) if run]
         return {
             "n": self.n,
             "documents": self.documents,
@@ -171,20 +173,12 @@ class SizeResult:
             "one_value_steps_s": dict(value.steps) if value else None,
             "cold_peaks_mb": dict(cold.peaks) if cold else None,
             "cpu_s_by_step": {
-                name: {step: {"build": own, "ended": ended} for step, own, ended in run.cpu}
-                for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
-                if run and run.cpu
+                kind: {step: {"build": own, "children": ended} for step, own, ended in run.cpu}
+                for kind, run in kinds
+                if run.cpu
             },
-            "cpu_s_by_process": {
-                name: dict(_others(run))
-                for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
-                if run and run.cpu
-            },
-            "processes_mb": {
-                name: dict(_processes(run))
-                for name, run in (("cold", cold), ("one_change", one), ("one_value", value))
-                if run
-            },
+            "cpu_s_by_process": {kind: dict(_others(run)) for kind, run in kinds if run.cpu},
+            "processes_mb": {kind: dict(_processes(run)) for kind, run in kinds},
             "errors": list(self.errors),
         }
 
@@ -302,6 +296,31 @@ def measure_floor(root: Path, repeats: int = FLOOR_REPEATS) -> Floor:
         raise BenchError(f"floor process printed no result: {exc}") from exc
 
 
+Timed = tuple[
+    tuple[tuple[str, float], ...],
+    tuple[tuple[str, float], ...],
+    tuple[tuple[str, float], ...],
+    tuple[tuple[str, float, float], ...],
+    tuple[tuple[str, float], ...],
+]
+"""What a build's `--timings` file says, as `Run` keeps it: steps, peaks, helpers, cpu, helpers_cpu."""
+
+
+def read_timings(written: Sequence[Mapping[str, Any]]) -> Timed:
+    """A `--timings` file's entries as `Run`'s fields; a figure an older build did not write
+    (the CPU seconds) is left out, not guessed."""
+    steps = tuple((str(x["step"]), float(x["seconds"])) for x in written if "step" in x)
+    peaks = tuple((str(x["step"]), float(x["peak_rss_mb"])) for x in written if "step" in x and "peak_rss_mb" in x)
+    helpers = tuple((str(x["process"]), float(x["peak_rss_mb"])) for x in written if "process" in x)
+    cpu = tuple(
+        (str(x["step"]), float(x["cpu_s"]), float(x["children_cpu_s"]))
+        for x in written
+        if "step" in x and "cpu_s" in x and "children_cpu_s" in x
+    )
+    helpers_cpu = tuple((str(x["process"]), float(x["cpu_s"])) for x in written if "process" in x and "cpu_s" in x)
+    return steps, peaks, helpers, cpu, helpers_cpu
+
+
 def run_build(sources: Path, out: Path) -> Run:
     """One `python -m pipeline build` in a fresh process, timed and measured as a user runs it.
 
@@ -323,25 +342,11 @@ def run_build(sources: Path, out: Path) -> Run:
         stderr = err.read().decode("utf-8", errors="replace")
     # ru_maxrss is in kilobytes on Linux (bytes on macOS).
     rss = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
-    steps: tuple[tuple[str, float], ...] = ()
-    peaks: tuple[tuple[str, float], ...] = ()
-    helpers: tuple[tuple[str, float], ...] = ()
-    cpu: tuple[tuple[str, float, float], ...] = ()
-    helpers_cpu: tuple[tuple[str, float], ...] = ()
+    timed: Timed = ((), (), (), (), ())
     if timings.exists():
-        written = json.loads(timings.read_text(encoding="utf-8"))
-        steps = tuple((str(x["step"]), float(x["seconds"])) for x in written if "step" in x)
-        peaks = tuple((str(x["step"]), float(x["peak_rss_mb"])) for x in written if "step" in x and "peak_rss_mb" in x)
-        helpers = tuple((str(x["process"]), float(x["peak_rss_mb"])) for x in written if "process" in x)
-        cpu = tuple(
-            (str(x["step"]), float(x["cpu_s"]), float(x["ended_cpu_s"]))
-            for x in written
-            if "step" in x and "cpu_s" in x and "ended_cpu_s" in x
-        )
-        helpers_cpu = tuple((str(x["process"]), float(x["cpu_s"])) for x in written if "process" in x and "cpu_s" in x)
+        timed = read_timings(json.loads(timings.read_text(encoding="utf-8")))
         timings.unlink()
-    usage_cpu = usage.ru_utime + usage.ru_stime
-    return Run(seconds, usage_cpu, rss, proc.returncode, stderr, steps, peaks, helpers, cpu, helpers_cpu)
+    return Run(seconds, usage.ru_utime + usage.ru_stime, rss, proc.returncode, stderr, *timed)
 
 
 def measure_startup(work: Path) -> Run:
@@ -477,20 +482,27 @@ def cpu_tables(results: Sequence[SizeResult]) -> tuple[list[str], list[str]]:
     steps.append("| **the build process** | " + " | ".join(f"**{x:.2f}**" for x in own) + " |")
     others = _by_step([(f"{name} s", _others(run)) for name, run in runs], ".2f", "process")
     every = [sum(c[1] + c[2] for c in run.cpu) for _, run in runs]
-    others.append("| **every process**, the build's too | " + " | ".join(f"**{x:.2f}**" for x in every) + " |")
-    counted = " | ".join(f"{run.cpu_seconds:.2f}" for _, run in runs)
-    others.append(f"| the same, as `wait4` counted it | {counted} |")
+    rows = (
+        ("**every process**, in the build's steps", [f"**{x:.2f}**" for x in every]),
+        ("interpreter start and exit", [f"{run.cpu_seconds - x:.2f}" for x, (_, run) in zip(every, runs, strict=True)]),
+        ("**as `wait4` counted it**", [f"**{run.cpu_seconds:.2f}**" for _, run in runs]),
+    )
+    others += [f"| {label} | " + " | ".join(cells) + " |" for label, cells in rows]
     return steps, others
 
 
 def _others(run: Run) -> list[tuple[str, float]]:
-    """The CPU seconds of the processes the build forked, by what they did (a kind forked twice
-    counts both), and of the rest of those that ended while it ran: its parse workers."""
-    forked: dict[str, float] = {}
+    """The CPU seconds of the parse workers and of each process the build forked, by what they
+    did (a kind forked twice counts both), then what the build waited for beyond what they said:
+    their exits, and any that died before saying."""
+    said: dict[str, float] = {}
     for what, used in run.helpers_cpu:
-        forked[what] = forked.get(what, 0.0) + used
+        said[what] = said.get(what, 0.0) + used
     ended = sum(c[2] for c in run.cpu)
-    return [("parse workers", max(0.0, ended - sum(forked.values()))), *forked.items()]
+    return [*said.items(), (_EXITS, max(0.0, ended - sum(said.values())))]
+
+
+_EXITS = "their exits, and any that died before saying"
 
 
 def memory_table(results: Sequence[SizeResult]) -> list[str]:
@@ -512,16 +524,7 @@ def _processes(run: Run) -> list[tuple[str, float]]:
 def processes_table(results: Sequence[SizeResult]) -> list[str]:
     """The peak memory of each process of each cold, one-change and one-value build: the largest is the
     one the memory target is measured on."""
-    runs = [
-        (f"{kind} {r.n:,} MB", _processes(run))
-        for r in results
-        for kind, run in (
-            ("cold", r.cold if r.cold_ok else None),
-            ("one-change", r.one_change),
-            ("one-value", r.one_value),
-        )
-        if run is not None and run.ok and (run.peaks or run.helpers)
-    ]
+    runs = [(f"{name} MB", _processes(run)) for name, run in _measured_runs(results) if run.peaks or run.helpers]
     return _by_step(runs, ",.0f", "process") if runs else []
 
 
@@ -793,9 +796,9 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "- Memory by step: the build process's peak RSS when each step ended (`--timings FILE`); the",
         "  parse workers and the forked helpers have their own, which the peak RSS column includes.",
         "- CPU: user + system seconds, as the build counts them (`--timings FILE`): its own in each step",
-        "  (all its threads), and each forked helper's once its answer is sent; the parse workers' are",
-        "  what the processes that ended while the build ran took beyond the helpers'. With two cores",
-        "  the steps' wall seconds hide the second core's work: a build's CPU is what two cores share.",
+        "  (all its threads), the parse workers' once the pool is shut down, each forked helper's once",
+        "  its answer is sent, and what the build waited for beyond those (the helpers' exits). With two",
+        "  cores a step's wall seconds hide the second core's work: a build's CPU is what two cores share.",
         "- The largest processes: each forked helper's VmHWM once its answer is sent, as the build",
         "  lists it in `--timings FILE`; the build's is its last step's.",
         "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",

@@ -281,7 +281,7 @@ def parser() -> argparse.ArgumentParser:
         "--timings",
         metavar="FILE",
         help="write the seconds and CPU seconds each step took, the build's peak memory (MB) when it ended, "
-        "and each forked process's peak memory and CPU seconds, to FILE (JSON)",
+        "and the peak memory and CPU seconds of the parse workers and of each forked process, to FILE (JSON)",
     )
     b.set_defaults(func=cmd_build)
     e = sub.add_parser(
@@ -352,9 +352,9 @@ MB = 1_000_000
 
 def timings(result: BuildResult) -> list[dict[str, object]]:
     """What `build --timings` writes: each step's seconds, the CPU seconds of the build and of
-    the processes that ended in it (`BuildResult.cpu`) and the build's peak memory when it ended,
-    then the peak memory (in MB) and CPU seconds of each process forked beside the build: the
-    largest is often one of them, and on two cores they do half the work."""
+    the processes waited for in it (`BuildResult.cpu`) and the build's peak memory when it ended,
+    then the peak memory (in MB) and CPU seconds of the parse workers and of each process forked
+    beside the build: the largest is often one of them, and on two cores they do half the work."""
     peaks = dict(result.peaks)
     cpu = {step: (own, ended) for step, own, ended in result.cpu}
     steps: list[dict[str, object]] = [
@@ -362,13 +362,13 @@ def timings(result: BuildResult) -> list[dict[str, object]]:
             "step": step,
             "seconds": seconds,
             "cpu_s": cpu.get(step, (0.0, 0.0))[0],
-            "ended_cpu_s": cpu.get(step, (0.0, 0.0))[1],
+            "children_cpu_s": cpu.get(step, (0.0, 0.0))[1],
             "peak_rss_mb": round(peaks.get(step, 0) / MB, 1),
         }
         for step, seconds in result.timings
     ]
     return steps + [
-        {"process": what, "peak_rss_mb": round(peak / MB, 1), "cpu_s": round(used, 3)}
+        {"process": what, "peak_rss_mb": round(peak / MB, 1), "cpu_s": round(used, 4)}
         for what, peak, used in result.helpers
     ]
 

@@ -306,10 +306,12 @@ class BuildResult:
     """The build process's peak resident memory in bytes when each step ended (`--timings`)."""
     cpu: tuple[tuple[str, float, float], ...] = ()
     """For each step, in order: the CPU seconds (user and system) of the build process in it, and
-    of the processes that ended in it, its parse workers and forked helpers (`--timings`)."""
+    of its processes that ended and were waited for in it, the parse workers and the forked
+    helpers (one that ended early is waited for when the next is forked) (`--timings`)."""
     helpers: tuple[tuple[str, int, float], ...] = ()
     """Each process the build forked to work beside it, named by what it did, with its peak
-    resident memory in bytes and its CPU seconds, in the order they answered (`--timings`)."""
+    resident memory in bytes and its CPU seconds, in the order they answered, and its parse
+    workers (their CPU seconds together, and the largest one's peak) (`--timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -87,7 +87,7 @@ from pipeline.runner.pool import (
     collector_paused,
     cores,
     cpu_seconds,
-    ended_cpu_seconds,
+    ended_children,
     give_back,
     helpers_watched,
     peak_rss,
@@ -417,17 +417,17 @@ class Clock:
 
     def __init__(self) -> None:
         self.started = self._last = time.perf_counter()
-        self._used = (cpu_seconds(), ended_cpu_seconds())
+        self._used = (cpu_seconds(), ended_children()[0])
         self.laps: tuple[tuple[str, float], ...] = ()
         self.peaks: tuple[tuple[str, int], ...] = ()
         self.cpu: tuple[tuple[str, float, float], ...] = ()
-        """For each step, the CPU seconds of the build process and of its processes that ended
+        """For each step, the CPU seconds of the build process and of its processes waited for
         in it (`BuildResult.cpu`)."""
 
     def lap(self, step: str) -> None:
         now = time.perf_counter()
         self.laps += ((step, round(now - self._last, 4)),)
-        used = (cpu_seconds(), ended_cpu_seconds())
+        used = (cpu_seconds(), ended_children()[0])
         self.cpu += ((step, round(used[0] - self._used[0], 4), round(used[1] - self._used[1], 4)),)
         self._used = used
         # Linux keeps a process's memory counts per CPU and sums them now and then: a reading of

@@ -24,7 +24,7 @@ from pathlib import Path
 from pipeline import knowledge
 from pipeline.records import Diagnostic, Document, Extraction, compact
 from pipeline.runner.cache import Cache, Memo
-from pipeline.runner.pool import cores, end_with
+from pipeline.runner.pool import cores, end_with, ended_children, watched
 from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import Contribution, contribution
@@ -215,6 +215,7 @@ def parse_all(
     count = cores(workers)
     fresh: Iterator[Parsed | Packed]
     pool: ProcessPoolExecutor | None = None
+    before = ended_children()[0]
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
         # without a __main__ guard is not run again in each worker (as spawn would).
@@ -239,7 +240,10 @@ def parse_all(
             yield done.pop(i)
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(cancel_futures=True)  # waits for the workers: their CPU is counted
+            # No other process of the build ends while the pool runs: what ended is the workers.
+            used, peak = ended_children()
+            watched("parse workers", peak, used - before)
     if memo and keep:
         keep(memo)
     elif memo:

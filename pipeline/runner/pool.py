@@ -146,9 +146,8 @@ def beside(
         except Exception as exc:  # it pickled but does not load: a programming fault, named here
             raise RuntimeError(f"the answer of the process doing the {what} could not be read: {exc!r}") from exc
         answered = True
-        if handle.peak is not None:
-            for found in _watching:
-                found.append((what, handle.peak, handle.cpu or 0.0))
+        if handle.peak is not None and handle.cpu is not None:
+            watched(what, handle.peak, handle.cpu)
         if status == "error":
             raise payload
         handle._set(payload)
@@ -178,6 +177,13 @@ def helpers_watched() -> Iterator[list[Helper]]:
         yield found
     finally:
         _watching.remove(found)
+
+
+def watched(what: str, peak: int, cpu: float) -> None:
+    """Record a process that did `what` in the open `helpers_watched` blocks: those `beside`
+    forks, and others that say what they used (the parse workers)."""
+    for found in _watching:
+        found.append((what, peak, cpu))
 
 
 def _receive(reader: Connection, received: list[bytes | BaseException], handle: Beside[Any]) -> None:
@@ -314,11 +320,19 @@ def cpu_seconds() -> float:
     return time.process_time()
 
 
-def ended_cpu_seconds() -> float:
-    """The CPU time, user and system, of this process's children that have ended and been
-    waited for (the parse workers, the forked helpers), with their own such children's."""
-    times = os.times()
-    return times.children_user + times.children_system
+def ended_children() -> tuple[float, int]:
+    """The CPU seconds (user and system) of this process's children that have ended and been
+    waited for (the parse workers, the forked helpers), with their own such children's, and the
+    largest one's peak resident memory in bytes (0 where the platform does not say): what
+    `wait4` counts for them, to the microsecond."""
+    try:
+        import resource
+    except ImportError:  # not on Windows: whole clock ticks, and no peak
+        times = os.times()
+        return times.children_user + times.children_system, 0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    return usage.ru_utime + usage.ru_stime, int(peak)
 
 
 def peak_rss() -> int:
