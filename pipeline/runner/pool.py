@@ -161,16 +161,17 @@ def beside(
 
 
 Helper = tuple[str, int, float]
-"""A process `beside` forked: what it did, its peak memory in bytes and its CPU seconds."""
+"""A process the build watched (one `beside` forked, or its parse workers together): what it
+did, its peak memory in bytes and its CPU seconds."""
 
 _watching: list[list[Helper]] = []
 
 
 @contextlib.contextmanager
 def helpers_watched() -> Iterator[list[Helper]]:
-    """Each process `beside` forks while the block runs (`Helper`), in the order they answered:
-    a build's largest process is often not the build's own, and on two cores half its CPU time
-    is spent beside its steps."""
+    """Each process `beside` forks while the block runs, and each that says what it used
+    (`watched`), as `Helper`s in the order they answered: a build's largest process is often not
+    the build's own, and on two cores half its CPU time is spent beside its steps."""
     found: list[Helper] = []
     _watching.append(found)
     try:
@@ -327,7 +328,7 @@ def ended_children() -> tuple[float, int]:
     `wait4` counts for them, to the microsecond."""
     try:
         import resource
-    except ImportError:  # not on Windows: whole clock ticks, and no peak
+    except ImportError:  # Windows has no `resource`: whole clock ticks, and no peak
         times = os.times()
         return times.children_user + times.children_system, 0
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
