@@ -356,17 +356,12 @@ def timings(result: BuildResult) -> list[dict[str, object]]:
     then the peak memory (in MB) and CPU seconds of the parse workers and of each process forked
     beside the build: the largest is often one of them, and on two cores they do half the work."""
     peaks = dict(result.peaks)
-    cpu = {step: (own, ended) for step, own, ended in result.cpu}
-    steps: list[dict[str, object]] = [
-        {
-            "step": step,
-            "seconds": seconds,
-            "cpu_s": cpu.get(step, (0.0, 0.0))[0],
-            "children_cpu_s": cpu.get(step, (0.0, 0.0))[1],
-            "peak_rss_mb": round(peaks.get(step, 0) / MB, 1),
-        }
-        for step, seconds in result.timings
-    ]
+    cpu = {step: (own, children) for step, own, children in result.cpu}
+    steps: list[dict[str, object]] = []
+    for step, seconds in result.timings:
+        own, children = cpu.get(step, (0.0, 0.0))
+        peak = round(peaks.get(step, 0) / MB, 1)
+        steps.append({"step": step, "seconds": seconds, "cpu_s": own, "children_cpu_s": children, "peak_rss_mb": peak})
     return steps + [
         {"process": what, "peak_rss_mb": round(peak / MB, 1), "cpu_s": round(used, 4)}
         for what, peak, used in result.helpers

@@ -332,8 +332,7 @@ def ended_children() -> tuple[float, int]:
         times = os.times()
         return times.children_user + times.children_system, 0
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    peak = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
-    return usage.ru_utime + usage.ru_stime, int(peak)
+    return usage.ru_utime + usage.ru_stime, _bytes(usage.ru_maxrss)
 
 
 def peak_rss() -> int:
@@ -351,8 +350,12 @@ def peak_rss() -> int:
         import resource
     except ImportError:  # not on Windows
         return 0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak if sys.platform == "darwin" else peak * 1024)
+    return _bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def _bytes(maxrss: int) -> int:
+    """`getrusage`'s ru_maxrss in bytes: Linux gives kilobytes, macOS bytes."""
+    return int(maxrss if sys.platform == "darwin" else maxrss * 1024)
 
 
 def _die_with_parent(parent: int) -> None:
