@@ -136,14 +136,18 @@ class SizeResult:
     def cold_ok(self) -> bool:
         return self.cold is not None and self.cold.ok
 
+    def measured(self) -> list[tuple[str, Run]]:
+        """The cold, one-change and one-value builds that succeeded, by kind: those the record's
+        and the tables' figures by step and by process are of."""
+        kinds = (("cold", self.cold), ("one_change", self.one_change), ("one_value", self.one_value))
+        return [(kind, run) for kind, run in kinds if run is not None and run.ok]
+
     def record(self) -> dict[str, Any]:
         """The flat, JSON-ready record: raw figures and the ratios derived from them."""
-        cold = self.cold if self.cold_ok else None
+        kinds = self.measured()
+        cold, one, value = (dict(kinds).get(kind) for kind in ("cold", "one_change", "one_value"))
         noop = self.noop if self.noop is not None and self.noop.ok else None
-        one = self.one_change if self.one_change is not None and self.one_change.ok else None
-        value = self.one_value if self.one_value is not None and self.one_value.ok else None
         runs = [r for r in (cold, noop, one, value) if r is not None]
-        kinds = [(kind, run) for kind, run in (("cold", cold), ("one_change", one), ("one_value", value)) if run]
         return {
             "n": self.n,
             "documents": self.documents,
@@ -461,13 +465,9 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
 
 
 def _measured_runs(results: Sequence[SizeResult]) -> list[tuple[str, Run]]:
-    """Each size's cold, one-change and one-value builds that succeeded, named for a column."""
-    columns: list[tuple[str, Run | None]] = []
-    for r in results:
-        columns.append((f"cold {r.n:,}", r.cold if r.cold_ok else None))
-        columns.append((f"one-change {r.n:,}", r.one_change))
-        columns.append((f"one-value {r.n:,}", r.one_value))
-    return [(name, run) for name, run in columns if run is not None and run.ok]
+    """Each size's cold, one-change and one-value builds that succeeded (`SizeResult.measured`),
+    named for a column."""
+    return [(f"{kind.replace('_', '-')} {r.n:,}", run) for r in results for kind, run in r.measured()]
 
 
 def cpu_tables(results: Sequence[SizeResult]) -> tuple[list[str], list[str]]:
