@@ -311,8 +311,7 @@ class BuildResult:
     helpers: tuple[tuple[str, int, float], ...] = ()
     """Each process the build forked to work beside it, named by what it did, with its peak
     resident memory in bytes and its CPU seconds, in the order they answered, and its parse
-    workers (their CPU seconds together, and the largest one's peak: 0 where an earlier child of
-    the process, of a build before, reached more) (`--timings`)."""
+    workers (their CPU seconds together, and the largest one's peak) (`--timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

@@ -11,7 +11,6 @@ import pytest
 from pipeline.runner import Settings, compute, documents
 from pipeline.runner.cache import MEMO_SHARDS, Cache
 from pipeline.runner.documents import Input, entry_key, parse_all, survey, with_statements
-from pipeline.runner.pool import helpers_watched
 from pipeline.stages.read import Limits
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
@@ -90,26 +89,6 @@ def test_parsing_in_worker_processes_gives_the_same_documents_in_the_same_order(
 ) -> None:
     monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
     assert _parse(corpus, workers=2) == _parse(corpus, workers=1)
-
-
-@pytest.mark.parametrize(
-    ("largest_before", "largest_after", "said"),
-    [(50_000_000, 80_000_000, 80_000_000), (140_000_000, 140_000_000, 0)],
-    ids=["the workers raised the peak: theirs", "an earlier child's peak stands: not known"],
-)
-def test_the_parse_workers_say_their_cpu_and_a_peak_only_they_can_have_reached(
-    corpus: Path, monkeypatch: pytest.MonkeyPatch, largest_before: int, largest_after: int, said: int
-) -> None:
-    """The parse workers' CPU and peak are what the ended children's counts moved by while the
-    pool ran. The peak is the largest child's of all this process ever waited for: in a process
-    that built before, a larger process of that build (a claims table of 140 MB, against the
-    workers' 74) would be named as the workers' had it not moved."""
-    readings = iter([(1.0, largest_before), (3.5, largest_after)])
-    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
-    monkeypatch.setattr(documents, "ended_children", lambda: next(readings))
-    with helpers_watched() as helpers:
-        _parse(corpus, workers=2)
-    assert helpers == [("parse workers", said, 2.5)]
 
 
 def test_a_corrupt_entry_is_parsed_again(corpus: Path, tmp_path: Path) -> None:

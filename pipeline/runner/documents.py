@@ -215,7 +215,7 @@ def parse_all(
     count = cores(workers)
     fresh: Iterator[Parsed | Packed]
     pool: ProcessPoolExecutor | None = None
-    before, largest = ended_children()
+    before = ended_children()[0]
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
         # without a __main__ guard is not run again in each worker (as spawn would).
@@ -242,10 +242,8 @@ def parse_all(
         if pool is not None:
             pool.shutdown(cancel_futures=True)  # waits for the workers: their CPU is counted
             # No other process of the build ends while the pool runs: what ended is the workers.
-            # The peak is the largest of every child this process ever waited for: the workers'
-            # only where it rose, else not known (0), as in a process that built before.
             used, peak = ended_children()
-            watched("parse workers", peak if peak > largest else 0, used - before)
+            watched("parse workers", peak, used - before)
     if memo and keep:
         keep(memo)
     elif memo:

@@ -162,7 +162,7 @@ def beside(
 
 Helper = tuple[str, int, float]
 """A process the build watched (one `beside` forked, or its parse workers together): what it
-did, its peak memory in bytes (0 where not known) and its CPU seconds."""
+did, its peak memory in bytes and its CPU seconds."""
 
 _watching: list[list[Helper]] = []
 
