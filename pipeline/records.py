@@ -311,7 +311,8 @@ class BuildResult:
     helpers: tuple[tuple[str, int, float], ...] = ()
     """Each process the build forked to work beside it, named by what it did, with its peak
     resident memory in bytes and its CPU seconds, in the order they answered, and its parse
-    workers (their CPU seconds together, and the largest one's peak) (`--timings`)."""
+    workers (their CPU seconds together, and the largest one's own peak, which it says as it
+    exits) (`--timings`)."""
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:

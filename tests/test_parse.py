@@ -11,6 +11,7 @@ import pytest
 from pipeline.runner import Settings, compute, documents
 from pipeline.runner.cache import MEMO_SHARDS, Cache
 from pipeline.runner.documents import Input, entry_key, parse_all, survey, with_statements
+from pipeline.runner.pool import beside, helpers_watched
 from pipeline.stages.read import Limits
 
 SOURCES = Path(__file__).resolve().parent.parent / "sources"
@@ -89,6 +90,24 @@ def test_parsing_in_worker_processes_gives_the_same_documents_in_the_same_order(
 ) -> None:
     monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
     assert _parse(corpus, workers=2) == _parse(corpus, workers=1)
+
+
+def test_the_parse_workers_say_their_own_peak_not_an_earlier_childs(
+    corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parse workers' peak memory is the largest worker's own, which each says as it exits;
+    their CPU is what the children waited for while the pool ran. What `wait4` keeps of the
+    children is the largest of all this process ever waited for: in a process that built before,
+    a larger earlier child (here one that held 300 MB more) would be named as the workers'."""
+    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
+    with beside(lambda: len(b"x" * 300_000_000), parallel=True) as large:
+        pass
+    assert large.peak is not None and large.result() == 300_000_000
+    with helpers_watched() as helpers:
+        _parse(corpus, workers=2)
+    [(what, peak, cpu)] = helpers
+    assert what == "parse workers" and cpu > 0.05
+    assert 10 * 2**20 < peak < large.peak - 200_000_000, "a worker holds its parent's pages and a parse, not 300 MB"
 
 
 def test_a_corrupt_entry_is_parsed_again(corpus: Path, tmp_path: Path) -> None:

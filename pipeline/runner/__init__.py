@@ -417,7 +417,7 @@ class Clock:
 
     def __init__(self) -> None:
         self.started = self._last = time.perf_counter()
-        self._used = (cpu_seconds(), ended_children()[0])
+        self._used = (cpu_seconds(), ended_children())
         self.laps: tuple[tuple[str, float], ...] = ()
         self.peaks: tuple[tuple[str, int], ...] = ()
         self.cpu: tuple[tuple[str, float, float], ...] = ()
@@ -427,7 +427,7 @@ class Clock:
     def lap(self, step: str) -> None:
         now = time.perf_counter()
         self.laps += ((step, round(now - self._last, 4)),)
-        used = (cpu_seconds(), ended_children()[0])
+        used = (cpu_seconds(), ended_children())
         self.cpu += ((step, round(used[0] - self._used[0], 4), round(used[1] - self._used[1], 4)),)
         self._used = used
         # Linux keeps a process's memory counts per CPU and sums them now and then: a reading of

@@ -24,7 +24,7 @@ from pathlib import Path
 from pipeline import knowledge
 from pipeline.records import Diagnostic, Document, Extraction, compact
 from pipeline.runner.cache import Cache, Memo
-from pipeline.runner.pool import cores, end_with, ended_children, watched
+from pipeline.runner.pool import cores, ended_children, watched, worker_started
 from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import Contribution, contribution
@@ -215,12 +215,13 @@ def parse_all(
     count = cores(workers)
     fresh: Iterator[Parsed | Packed]
     pool: ProcessPoolExecutor | None = None
-    before = ended_children()[0]
+    before = ended_children()
     if count > 1 and len(jobs) >= MIN_PARALLEL:
         # fork: workers inherit the loaded code and knowledge tables, and a caller's script
         # without a __main__ guard is not run again in each worker (as spawn would).
         context = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(count, mp_context=context, initializer=end_with, initargs=(os.getpid(),))
+        peak = context.Value("q", 0)  # the largest worker's peak memory, which each says as it exits
+        pool = ProcessPoolExecutor(count, mp_context=context, initializer=worker_started, initargs=(os.getpid(), peak))
         fresh = pool.map(_parse_job, jobs, chunksize=max(1, min(64, len(jobs) // (count * 8))))
     else:
         fresh = (parse_one(*job) for job in jobs)
@@ -242,8 +243,7 @@ def parse_all(
         if pool is not None:
             pool.shutdown(cancel_futures=True)  # waits for the workers: their CPU is counted
             # No other process of the build ends while the pool runs: what ended is the workers.
-            used, peak = ended_children()
-            watched("parse workers", peak, used - before)
+            watched("parse workers", peak.value, ended_children() - before)
     if memo and keep:
         keep(memo)
     elif memo:

@@ -70,6 +70,22 @@ def end_with(parent: int) -> None:
     threading.Thread(target=watch, name="ends with the build", daemon=True).start()
 
 
+def worker_started(parent: int, peak: Any) -> None:
+    """A pool worker's initializer: the worker ends with `parent` (`end_with`), and as it exits it
+    raises `peak` (a shared `multiprocessing.Value` of bytes) to its own peak memory if higher.
+    What `wait4` keeps of the children, the largest of all the process ever waited for, would
+    name a larger earlier child's (of a build before, in the same process) as the workers'."""
+    from multiprocessing import util
+
+    end_with(parent)
+
+    def say() -> None:
+        with peak.get_lock():
+            peak.value = max(peak.value, peak_rss())
+
+    util.Finalize(None, say, exitpriority=10)  # run as the worker process exits
+
+
 ORPHAN_CHECK = 0.5
 """Seconds between a worker's looks at whether the build that started it is still there."""
 
@@ -321,18 +337,17 @@ def cpu_seconds() -> float:
     return time.process_time()
 
 
-def ended_children() -> tuple[float, int]:
+def ended_children() -> float:
     """The CPU seconds (user and system) of this process's children that have ended and been
-    waited for (the parse workers, the forked helpers), with their own such children's, and the
-    largest one's peak resident memory in bytes (0 where the platform does not say): what
+    waited for (the parse workers, the forked helpers), with their own such children's: what
     `wait4` counts for them, to the microsecond."""
     try:
         import resource
-    except ImportError:  # Windows has no `resource`: whole clock ticks, and no peak
+    except ImportError:  # Windows has no `resource`: whole clock ticks
         times = os.times()
-        return times.children_user + times.children_system, 0
+        return times.children_user + times.children_system
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime, _bytes(usage.ru_maxrss)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peak_rss() -> int:
@@ -350,12 +365,8 @@ def peak_rss() -> int:
         import resource
     except ImportError:  # not on Windows
         return 0
-    return _bytes(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-
-
-def _bytes(maxrss: int) -> int:
-    """`getrusage`'s ru_maxrss in bytes: Linux gives kilobytes, macOS bytes."""
-    return int(maxrss if sys.platform == "darwin" else maxrss * 1024)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 def _die_with_parent(parent: int) -> None:
