@@ -145,7 +145,8 @@ class SizeResult:
     def record(self) -> dict[str, Any]:
         """The flat, JSON-ready record: raw figures and the ratios derived from them."""
         kinds = self.measured()
-        cold, one, value = (dict(kinds).get(kind) for kind in ("cold", "one_change", "one_value"))
+        found = dict(kinds)
+        cold, one, value = (found.get(kind) for kind in ("cold", "one_change", "one_value"))
         noop = self.noop if self.noop is not None and self.noop.ok else None
         runs = [r for r in (cold, noop, one, value) if r is not None]
         return {

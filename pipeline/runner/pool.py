@@ -21,6 +21,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
+from multiprocessing.sharedctypes import Synchronized
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -70,7 +71,7 @@ def end_with(parent: int) -> None:
     threading.Thread(target=watch, name="ends with the build", daemon=True).start()
 
 
-def worker_started(parent: int, peak: Any) -> None:
+def worker_started(parent: int, peak: Synchronized[int]) -> None:
     """A pool worker's initializer: the worker ends with `parent` (`end_with`), and as it exits it
     raises `peak` (a shared `multiprocessing.Value` of bytes) to its own peak memory if higher.
     What `wait4` keeps of the children, the largest of all the process ever waited for, would
