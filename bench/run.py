@@ -9,7 +9,9 @@ machine would make timing assertions flaky. For each size N the benchmark genera
 - a cold build (output folder and parse cache removed), then a no-op rebuild (nothing changed),
   a rebuild after appending one line to one document (one-change: the document's claims stay as
   they were) and one after changing one number in its table (one-value: one claim changes),
-  each against the cold build.
+  each against the cold build;
+- the outputs alone: every file a cold build wrote, written again from its finished tables
+  (`output_work`), which a build that changes any value cannot do without.
 
 The table is printed and written to `--out` (Markdown) with the same data as JSON beside it.
 """
@@ -130,6 +132,10 @@ class SizeResult:
     one_change: Run | None = None
     one_value: Run | None = None
     changed_document: str | None = None
+    outputs: dict[str, float] = field(default_factory=dict)
+    """CPU seconds of writing each output of the cold build again (`output_work`)."""
+    rewritten: tuple[str, ...] = ()
+    """The outputs the one-value build wrote anew (their digests moved): tables, and the page."""
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -184,6 +190,8 @@ class SizeResult:
             },
             "cpu_s_by_process": {kind: dict(_others(run)) for kind, run in kinds if run.cpu},
             "processes_mb": {kind: dict(_processes(run)) for kind, run in kinds},
+            "outputs_cpu_s": dict(self.outputs) or None,
+            "one_value_rewrote": list(self.rewritten),
             "errors": list(self.errors),
         }
 
@@ -301,6 +309,64 @@ def measure_floor(root: Path, repeats: int = FLOOR_REPEATS) -> Floor:
         raise BenchError(f"floor process printed no result: {exc}") from exc
 
 
+def output_work(out: Path, into: Path | None = None) -> dict[str, float]:
+    """CPU seconds of writing again, into a scratch folder and by the pipeline's own functions,
+    every output a build wrote to `out`, from its finished tables read back: for each table, its
+    Parquet and CSV, its contract checked and the two files' SHA-256 digests (the manifest lists
+    them); the page and its digest. A build rewrites each output its edit changes (a file per
+    table, one page) whatever little it decided again: with its start-up, the least it can take.
+    `into`, when given, is the folder written and kept (else a scratch folder, removed)."""
+    from pipeline.outputs import contracts, report, schema
+    from pipeline.outputs.write import file_sha256, read_frame, write_table
+
+    tables = schema.tables()
+    frames = {name: read_frame(out / f"{name}.parquet", columns) for name, columns in tables.items()}
+    spent: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-outputs-") as scratch:
+        folder = into if into is not None else Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, columns in tables.items():
+            start = time.process_time()
+            write_table(frames[name], columns, name, folder)
+            contracts.validate(frames, tables=[name])
+            for suffix in (".parquet", ".csv"):
+                file_sha256(folder / f"{name}{suffix}")
+            spent[name] = time.process_time() - start
+        start = time.process_time()
+        report.write_report(dict(frames), folder / "report.html")
+        file_sha256(folder / "report.html")
+        spent[PAGE] = time.process_time() - start
+    return spent
+
+
+PAGE = "report"
+"""The page's name among the outputs (`output_work`, `SizeResult.rewritten`)."""
+
+
+def output_digests(out: Path) -> dict[str, str]:
+    """The digest of each output the manifest of `out` lists (each table's Parquet file, and
+    the page): which a build changed; empty when there is no readable manifest."""
+    try:
+        listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        digests = {str(name): str(entry["parquet_sha256"]) for name, entry in listing["outputs"].items()}
+        return {**digests, PAGE: str(listing["documentation"]["report.html"]["sha256"])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def measure_output_work(out: Path) -> dict[str, float]:
+    """`output_work` in a fresh process, as `measure_floor` measures the floor."""
+    cmd = [sys.executable, "-m", "bench", "--outputs", str(out)]
+    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BenchError(f"outputs process exited {proc.returncode}: {_last_line(proc.stderr)}")
+    try:
+        data = json.loads(proc.stdout.strip().splitlines()[-1])
+        return {str(what): float(seconds) for what, seconds in data.items()}
+    except (IndexError, AttributeError, TypeError, ValueError) as exc:
+        raise BenchError(f"outputs process printed no result: {exc}") from exc
+
+
 Timed = tuple[
     tuple[tuple[str, float], ...],
     tuple[tuple[str, float], ...],
@@ -408,6 +474,12 @@ def bench_size(n: int, work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS)
     if not result.cold.ok:
         _failed(result, "cold", result.cold, work, log)
         return result
+    log(f"N={n}: the outputs written again from the cold build's tables")
+    try:
+        result.outputs = measure_output_work(out)
+    except BenchError as exc:
+        log(f"N={n}: {exc}")
+        result.errors.append(_scrub(str(exc), work))
     log(f"N={n}: no-op rebuild")
     result.noop = run_build(root, out)
     if not result.noop.ok:
@@ -434,11 +506,14 @@ def bench_size(n: int, work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS)
         result.errors.append(f"no whole number in a table of {result.changed_document}")
         return result
     log(f"N={n}: rebuild after changing a number in {result.changed_document}")
+    before = output_digests(out)
     try:
         doc.write_bytes(edited.encode("utf-8"))
         result.one_value = run_build(root, out)
     finally:
         doc.write_bytes(original)
+    after = output_digests(out)
+    result.rewritten = tuple(name for name, digest in after.items() if before and digest != before.get(name))
     if not result.one_value.ok:
         _failed(result, "one-value", result.one_value, work, log)
     return result
@@ -540,6 +615,50 @@ def _by_step(columns: Sequence[tuple[str, Sequence[tuple[str, float]]]], spec: s
     for step in names:
         lines.append(f"| {step} | " + " | ".join(_fmt(dict(figures).get(step), spec) for _, figures in columns) + " |")
     return lines
+
+
+def outputs_section(results: Sequence[SizeResult], info: Mapping[str, Any]) -> list[str]:
+    """The CPU of writing each output again (`output_work`) by size, and what it makes the least
+    the one-value build can take at the largest size: its start-up as it met it (the interpreter,
+    the imports, the survey), and the CPU of the outputs it wrote anew shared by every core.
+    Beside it, 10% of a cold build at the floor's target (1.5 × the floor)."""
+    measured = [r for r in results if r.outputs]
+    if not measured:
+        return []
+    lines = [
+        "CPU seconds of writing each output of the cold build again from its finished tables, one",
+        "after the other in one process (`bench.run.output_work`): a table's Parquet and CSV, its",
+        "contract and its files' digests; the page and its digest. A build rewrites each output its",
+        "edit changes, however little it decided again.",
+        "",
+        *_by_step([(f"{r.n:,} CPU s", tuple(r.outputs.items())) for r in measured], ".2f", row="output"),
+        "| **all** | " + " | ".join(f"**{sum(r.outputs.values()):.2f}**" for r in measured) + " |",
+    ]
+    big = max(measured, key=lambda r: r.n)
+    value, cold, cpus = big.one_value, big.cold, int(info.get("cpus") or 1)
+    if value is None or not value.ok or not value.steps or cold is None or not big.rewritten:
+        return lines
+    steps = dict(value.steps)
+    start = value.seconds - sum(steps.values()) + steps.get("survey", 0.0) + steps.get("imports", 0.0)
+    spent = sum(big.outputs.get(name, 0.0) for name in big.rewritten)
+    least = start + spent / cpus
+    tables = [name for name in big.rewritten if name != PAGE]
+    named = (f"the {_listed(tables)} table{'s' if len(tables) > 1 else ''}" if tables else "") + (
+        (" and " if tables else "") + "the page" if PAGE in big.rewritten else ""
+    )
+    sentence = (
+        f"At N={big.n:,} the one-value build wrote {named} anew, {spent:.2f} CPU s here: on {cpus} CPUs "
+        f"it takes at least {least:.2f} s, with {start:.2f} s of start-up (the interpreter, its imports "
+        f"and the survey, as it met them), {least / cold.seconds:.1%} of the cold build"
+    )
+    if big.floor_seconds:
+        sentence += f"; 10% of a cold build at 1.5 × the floor is {0.15 * big.floor_seconds:.2f} s"
+    return [*lines, "", sentence + "."]
+
+
+def _listed(names: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # ------------------------------------------------------------------------------ targets
@@ -730,6 +849,9 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         lines += ["", f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s."]
     lines += ["", "## Targets", "", "| target | measured | at | result |", "|---|---:|---|---|"]
     lines += [f"| {t.goal} | {t.measured} | {t.at} | **{t.result}** |" for t in targets(results)]
+    written = outputs_section(results, info)
+    if written:
+        lines += ["", "## What a changed build writes again", "", *written]
     files = ", ".join(f"{r.n:,} → {r.documents:,}" for r in results)
     changed = "; ".join(f"N={r.n:,}: `{r.changed_document}`" for r in results if r.changed_document)
     steps = steps_table(results, startup)
@@ -802,6 +924,9 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
         "  cores a step's wall seconds hide the second core's work: a build's CPU is what two cores share.",
         "- The largest processes: each forked helper's VmHWM once its answer is sent, as the build",
         "  lists it in `--timings FILE`; the build's is its last step's.",
+        "- Outputs: every table's Parquet and CSV, the contracts, the page and the SHA-256 digests of the",
+        "  files, written again into a scratch folder from the cold build's tables read back, in one fresh",
+        "  process (`python -m bench --outputs out-N`), by the pipeline's own functions; CPU seconds each.",
         "- One run of each build, not best-of-several: on a shared or loaded machine, compare with care.",
         "",
     ]
@@ -875,6 +1000,7 @@ def parser() -> argparse.ArgumentParser:
         help=f"tokenize passes, fastest counts (default: {FLOOR_REPEATS})",
     )
     p.add_argument("--floor", type=Path, metavar="DIR", help=argparse.SUPPRESS)
+    p.add_argument("--outputs", type=Path, metavar="DIR", help=argparse.SUPPRESS)
     return p
 
 
@@ -887,6 +1013,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.floor is not None:
         print(json.dumps(asdict(tokenize_floor(args.floor, args.floor_repeats))))
+        return 0
+    if args.outputs is not None:
+        print(json.dumps(output_work(args.outputs)))
         return 0
     date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     info = machine()

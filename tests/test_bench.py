@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench import run as bench
+from pipeline.outputs import schema
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
@@ -70,6 +71,12 @@ def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
         assert isinstance(record[key], int | float) and record[key] > 0, key
     assert record["documents"] == len(bench.corpus_files(root))
     assert record["changed_document"] == bench.pick_document(root).relative_to(root).as_posix()
+    # One number of a size's row: its claim, the fact it makes and the size's row change, and
+    # the page; the prices it never named and the reliability table do not.
+    assert {"claims", "facts", "vm_sizes", "report"} <= set(result.rewritten)
+    assert "prices" not in result.rewritten and "calibration" not in result.rewritten
+    assert record["one_value_rewrote"] == list(result.rewritten)
+    assert list(result.outputs) == [*schema.tables(), "report"]
 
     out = tmp_path / "bench" / "results.md"
     info = bench.machine()
@@ -77,6 +84,7 @@ def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
     text = out.read_text(encoding="utf-8")
     assert "| " + " | ".join(bench.COLUMNS) + " |" in text
     assert "## Targets" in text and ("**met**" in text or "**missed**" in text)
+    assert "## What a changed build writes again" in text and "the one-value build wrote the " in text
     assert str(tmp_path) not in text and str(bench.PROJECT_ROOT) not in text
     data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert data["columns"] == list(bench.COLUMNS)
@@ -296,3 +304,47 @@ def test_timings_of_a_build_that_wrote_no_cpu_are_read_without_it() -> None:
     result.cold = bench.Run(2.0, 1.5, 1024, 0, "", steps, peaks, helpers, cpu, said)
     assert bench.cpu_tables([result]) == ([], [])
     assert "## Where the CPU goes" not in bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC")
+
+
+def test_every_output_is_written_again_as_the_build_wrote_it_and_its_folder_left_alone(tmp_path: Path) -> None:
+    """The outputs' work is the build's own: the same files from the tables read back."""
+    root = bench.prepare_corpus(5, tmp_path)
+    out = tmp_path / "out"
+    assert bench.run_build(root, out).ok
+    before = _snapshot(out)
+
+    work = bench.output_work(out, tmp_path / "again")
+
+    assert list(work) == [*schema.tables(), "report"]
+    assert all(seconds >= 0 for seconds in work.values())
+    again = _snapshot(tmp_path / "again")
+    tables = [f"{name}.{ext}" for name in schema.tables() for ext in ("parquet", "csv")]
+    assert sorted(again) == sorted([*tables, "report.html"])
+    assert {name: data for name, data in before.items() if name in again} == again
+    assert _snapshot(out) == before
+    assert list(bench.measure_output_work(out)) == list(work)  # in a process of its own, as `make bench` runs it
+    assert set(bench.output_digests(out)) == set(work)
+    assert bench.output_digests(tmp_path / "nothing") == {}
+
+
+def test_the_least_a_changed_build_takes_is_its_start_up_and_its_outputs_shared_by_the_cores() -> None:
+    result = bench.SizeResult(10, documents=10, corpus_bytes=1000, floor_seconds=10.0)
+    result.cold = bench.Run(20.0, 30.0, 1024, 0, "", (("survey", 1.0), ("reconcile", 15.0)))
+    # 5.0 s of wall, 3.5 s of it in steps: 1.5 s of interpreter start and exit, 0.5 s of survey and imports.
+    result.one_value = bench.Run(5.0, 6.0, 1024, 0, "", (("survey", 0.2), ("imports", 0.3), ("reconcile", 3.0)))
+    result.outputs = {"claims": 1.0, "facts": 2.0, "prices": 9.0, "report": 1.0}
+    result.rewritten = ("claims", "facts", "report")
+
+    lines = bench.outputs_section([result], {"cpus": 2})
+    text = "\n".join(lines)
+
+    assert "| output | 10 CPU s |" in lines and "| facts | 2.00 |" in lines and "| **all** | **13.00** |" in lines
+    # What it rewrote: 4.00 CPU s over two cores, after 2.00 s of start-up: 4.00 s, 20% of the
+    # 20 s cold build; 10% of a cold build 1.5 times the 10 s floor is 1.50 s.
+    assert "wrote the claims and facts tables and the page anew, 4.00 CPU s here" in text
+    assert "takes at least 4.00 s, with 2.00 s of start-up" in text
+    assert "20.0% of the cold build; 10% of a cold build at 1.5 × the floor is 1.50 s." in text
+    rendered = bench.render_markdown([result], {**bench.machine(), "cpus": 2}, "2000-01-01 00:00 UTC")
+    assert "## What a changed build writes again" in rendered and "takes at least 4.00 s" in rendered
+    recorded = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC")["results"][0]
+    assert recorded["outputs_cpu_s"] == result.outputs and recorded["one_value_rewrote"] == list(result.rewritten)
