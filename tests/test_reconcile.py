@@ -24,10 +24,12 @@ from pipeline.stages.extract import extract
 from pipeline.stages.read import parse_bytes
 from pipeline.stages.reconcile import (
     NAME_CONVENTION,
+    OTHER_CANDIDATES,
     SIBLING,
     Conflict,
     Fact,
     NameRules,
+    _links,
     buckets,
     decide,
     divide,
@@ -136,6 +138,43 @@ def test_unverified_sizes_are_linked_to_the_closest_official_size(shipped: Build
     links = {lk.entity: lk for lk in shipped.links}
     assert links[size].linked_to == linked
     assert "vCPUs in the name" in links[size].evidence
+
+
+@pytest.mark.parametrize(
+    ("officials", "linked", "others"),
+    [
+        (["Standard_ND96s_v5"], "Standard_ND96s_v5", None),
+        (["Standard_ND96s_v5", "Standard_ND96as_v5"], "Standard_ND96s_v5", "Standard_ND96as_v5"),
+        # The fewest added letters first, then the name: a, i, s, as, is, asr, isr, amsr.
+        (
+            [
+                "Standard_ND96amsr_v5",
+                "Standard_ND96isr_v5",
+                "Standard_ND96asr_v5",
+                "Standard_ND96is_v5",
+                "Standard_ND96as_v5",
+                "Standard_ND96s_v5",
+                "Standard_ND96i_v5",
+                "Standard_ND96a_v5",
+            ],
+            "Standard_ND96a_v5",
+            "Standard_ND96i_v5, Standard_ND96s_v5, Standard_ND96as_v5, Standard_ND96is_v5, Standard_ND96asr_v5"
+            " and 2 more",
+        ),
+    ],
+)
+def test_a_link_names_the_closest_other_candidates_and_counts_the_rest(
+    officials: list[str], linked: str, others: str | None
+) -> None:
+    assert OTHER_CANDIDATES == 5
+    kinds = dict.fromkeys(["Standard_ND96_v5", *officials], "size")
+    [link] = _links(kinds, set(officials), {})
+    assert (link.entity, link.linked_to) == ("Standard_ND96_v5", linked)
+    assert link.evidence.startswith(f"same family ND and 96 vCPUs in the name; {linked} adds feature letters")
+    if others is None:
+        assert "other candidates" not in link.evidence
+    else:
+        assert link.evidence.endswith(f"; other candidates: {others}")
 
 
 def test_newer_official_page_supersedes_older_one_of_the_same_tier(shipped: BuildResult) -> None:

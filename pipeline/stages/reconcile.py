@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import heapq
 import itertools
 import math
 from collections import Counter, defaultdict
@@ -1579,6 +1580,13 @@ def _sibling_index(
 # ------------------------------------------------------------------------------- links
 
 
+OTHER_CANDIDATES = 5
+"""The other official sizes a link's evidence names, the closest first; the rest are counted. A
+family can have hundreds of sizes of one vCPU count (a generated corpus of 10,000 documents had
+600): listing them all made each unverified size's evidence kilobytes long, repeated in every
+conflict of its values and on the page (38 of the 44 MB of that corpus's conflicts.csv)."""
+
+
 def _links(
     kinds: Mapping[str, str],
     official: set[str],
@@ -1599,8 +1607,11 @@ def _links(
         candidates = [o for o in officials.get((size.family, size.vcpus), ()) if set(size.features) <= set(o.features)]
         if not candidates:
             continue
-        best = min(
-            candidates, key=lambda o: (len(o.features) - len(size.features), o.accelerator is not None, o.canonical)
+        # The closest first, and after it the few the evidence names (`OTHER_CANDIDATES`).
+        best, *others = heapq.nsmallest(
+            OTHER_CANDIDATES + 1,
+            candidates,
+            key=lambda o: (len(o.features) - len(size.features), o.accelerator is not None, o.canonical),
         )
         agree = []
         for attr in ("memory_gib", "gpu_count", "vcpus"):
@@ -1613,8 +1624,11 @@ def _links(
             + (f"{' and accelerator ' + best.accelerator if best.accelerator else ''}")
             + (f"; both state {', '.join(agree)}" if agree else "")
         )
-        if len(candidates) > 1:
-            evidence += f"; other candidates: {', '.join(o.canonical for o in candidates if o is not best)}"
+        if others:
+            more = len(candidates) - 1 - len(others)
+            evidence += f"; other candidates: {', '.join(o.canonical for o in others)}" + (
+                f" and {more} more" if more else ""
+            )
         links.append(Link(entity, best.canonical, evidence))
     return links
 
