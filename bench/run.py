@@ -346,9 +346,12 @@ PAGE = "report"
 def output_digests(out: Path) -> dict[str, str]:
     """The digest of each output the manifest of `out` lists (each table's Parquet file, and
     the page): which a build changed; empty when there is no readable manifest."""
+    from pipeline.runner.reuse import SUFFIX_DIGEST
+
+    parquet = dict(SUFFIX_DIGEST)["parquet"]  # the manifest's key of a table's Parquet digest
     try:
         listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-        digests = {str(name): str(entry["parquet_sha256"]) for name, entry in listing["outputs"].items()}
+        digests = {str(name): str(entry[parquet]) for name, entry in listing["outputs"].items()}
         return {**digests, PAGE: str(listing["documentation"]["report.html"]["sha256"])}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
@@ -534,10 +537,15 @@ def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]
     if not runs:
         return []
     lines = _by_step([(f"{name} s", run.steps) for name, run in runs], ".3f")
-    outside = [run.seconds - sum(s for _, s in run.steps) for _, run in runs]
+    outside = [_outside(run) for _, run in runs]
     lines.append("| interpreter start and exit | " + " | ".join(f"{x:.3f}" for x in outside) + " |")
     lines.append("| **wall** | " + " | ".join(f"**{run.seconds:.3f}**" for _, run in runs) + " |")
     return lines
+
+
+def _outside(run: Run) -> float:
+    """The wall seconds of a build outside the steps it timed: the interpreter's start and exit."""
+    return run.seconds - sum(seconds for _, seconds in run.steps)
 
 
 def _measured_runs(results: Sequence[SizeResult]) -> list[tuple[str, Run]]:
@@ -639,7 +647,7 @@ def outputs_section(results: Sequence[SizeResult], info: Mapping[str, Any]) -> l
     if value is None or not value.ok or not value.steps or cold is None or not big.rewritten:
         return lines
     steps = dict(value.steps)
-    start = value.seconds - sum(steps.values()) + steps.get("survey", 0.0) + steps.get("imports", 0.0)
+    start = _outside(value) + steps.get("survey", 0.0) + steps.get("imports", 0.0)
     spent = sum(big.outputs.get(name, 0.0) for name in big.rewritten)
     least = start + spent / cpus
     tables = [name for name in big.rewritten if name != PAGE]
