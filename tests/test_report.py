@@ -102,6 +102,65 @@ def test_every_size_has_a_row_with_marked_values(page: str, frames: dict[str, pd
     assert f"{float(fact['confidence']):.2f}" in shown
 
 
+def size_cell(page: str, size: str, attribute: str) -> str:
+    """The first cell of `attribute` in the first size table that has the column, for `size`."""
+    rows = re.findall(rf'<tr data-item data-size="{re.escape(size)}"[^>]*>.*?</tr>', page, flags=re.S)
+    cells = [re.search(rf'<td [^>]*data-attribute="{attribute}"[^>]*>.*?</td>', row, flags=re.S) for row in rows]
+    found = [cell.group(0) for cell in cells if cell]
+    assert found, f"no {attribute} cell for {size}"
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("size", "attribute", "opening", "shown"),
+    [
+        # ndv2-series.md:41 `| Standard_ND40rs_v2 | 40 | 672 | 2948 | 8 V100 32 GB (NVLink) | 32 | ...`
+        pytest.param(
+            "Standard_ND40rs_v2",
+            "vcpus",
+            '<td class="v num" data-attribute="vcpus" data-status="agreed" data-sort="40.0"',
+            "40✓agreed 1.00",
+            id="a-number-every-source-agrees-on",
+        ),
+        pytest.param(
+            "Standard_ND40rs_v2",
+            "gpu_memory_gib",
+            '<td class="v num" data-attribute="gpu_memory_gib" data-status="resolved" data-sort="32.0"',
+            # The official page that won is of 2020-02-03, 1,688 days before the newest page.
+            "32◆resolved 0.94stale",
+            id="a-number-a-stronger-but-stale-source-won",
+        ),
+        # nc-series.md:14 "powered by the NVIDIA Tesla K80": stated for the series, not the size.
+        pytest.param(
+            "Standard_NC12",
+            "gpu_model",
+            '<td class="v txt" data-attribute="gpu_model" data-status="agreed" data-sort="K80"',
+            "K80✓agreed 0.99inherited",
+            id="a-text-inherited-from-its-series",
+        ),
+        # ndv2-series.md states each GPU's memory; nothing states ND40s_v2's total.
+        pytest.param(
+            "Standard_ND40s_v2",
+            "gpu_memory_total_gib",
+            '<td class="v empty" data-attribute="gpu_memory_total_gib" data-sort="">',
+            "—",
+            id="no-value-no-fact",
+        ),
+    ],
+)
+def test_a_size_cell_shows_its_value_status_confidence_and_flags(
+    page: str, size: str, attribute: str, opening: str, shown: str
+) -> None:
+    cell = size_cell(page, size, attribute)
+    assert cell.startswith(opening)
+    assert text(cell) == shown
+
+
+def test_an_inherited_value_says_where_from_when_hovered(page: str) -> None:
+    tip = re.search(r'title="([^"]*)"', size_cell(page, "Standard_NC12", "gpu_model"))
+    assert tip is not None and tip.group(1).endswith("agree. inherited from series NC")
+
+
 @pytest.mark.parametrize(
     ("size", "family"),
     [

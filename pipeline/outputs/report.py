@@ -421,6 +421,8 @@ def _number(value: Any) -> str:
 
 def _display(value: Any) -> str:
     """A cell value as a person reads it: 160,000 not 160000.0, yes/no not True/False."""
+    if type(value) is float:  # most values of a large page
+        return "" if value != value else _number(value)
     if _na(value):
         return ""
     if isinstance(value, bool | np.bool_):
@@ -431,6 +433,8 @@ def _display(value: Any) -> str:
 
 
 def _sort_key(value: Any) -> str:
+    if type(value) is float:
+        return "" if value != value else repr(value)
     if _na(value):
         return ""
     if isinstance(value, bool | np.bool_):
@@ -506,7 +510,19 @@ def _shown_rows(name: str, df: pd.DataFrame) -> list[bool]:
 def _from_api(kinds: Any) -> bool:
     """Whether a competing value's kinds of document (`conflicts.kinds`) include an API catalog:
     its dispute is shown in Docs vs API, whatever the section limit."""
-    return "api_catalog" in _split(kinds, ", ")
+    return _sides("" if _na(kinds) else str(kinds))[0]
+
+
+def _from_docs(kinds: Any) -> bool:
+    """Whether a competing value's kinds of document include one that is not an API catalog."""
+    return _sides("" if _na(kinds) else str(kinds))[1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _sides(kinds: str) -> tuple[bool, bool]:
+    """Cached: a large build's tens of thousands of competing values have a few dozen kinds' texts."""
+    parts = _split(kinds, ", ")
+    return "api_catalog" in parts, any(k != "api_catalog" for k in parts)
 
 
 def _mixed(df: pd.DataFrame, shown: Sequence[bool], counted: Sequence[str]) -> list[dict[str, Any]]:
@@ -715,9 +731,16 @@ def _stated_for_sizes(frames: Mapping[str, pd.DataFrame]) -> set[str]:
     return stated | {str(a) for a in facts.loc[of_sizes, "attribute"].dropna().unique()}
 
 
-def _size_tables(rows: Rows, stated: set[str]) -> str:
+Facts = Mapping[tuple[str, str], Mapping[str, Any]]
+"""The facts the page shows, by (entity, attribute): made once, read by three sections."""
+
+
+def _facts_at(rows: Rows) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {(str(f["entity"]), str(f["attribute"])): f for f in _records(rows, "facts")}
+
+
+def _size_tables(rows: Rows, stated: set[str], facts: Facts) -> str:
     sizes = _records(rows, "vm_sizes")
-    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(rows, "facts")}
     columns = {c.name: c for c in schema.tables()["vm_sizes"]}
     # A column no size has a value for would only be a stripe of dashes; it is named instead.
     # `stated` is read from the whole tables: `sizes` holds the rows past the limit only in part.
@@ -739,6 +762,9 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
         f'<option value="{_e(f)}">{_e(f)} ({n})</option>' for f, n in sorted(families.items())
     )
 
+    # Each shown size's row opening and name cell, made once: every table repeats them.
+    heads = [_size_row_head(row, facts) for row in shown]
+
     def table(table_id: str, names: Sequence[str]) -> str:
         head = (
             '<th scope="col" class="rowhead"><button type="button"><span>Size</span>'
@@ -746,25 +772,9 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
             + "".join(_heading(columns[a], a in schema.CORE_ATTRIBUTES) for a in names)
         )
         body = []
-        for row in shown:
-            size = "" if _na(row.get("size")) else str(row["size"])
-            sub = f'<span class="sub">{_e(row.get("series"))}</span>' if not _na(row.get("series")) else ""
-            link = (
-                f'<span class="sub">likely <span class="mono">{_breakable(row.get("linked_to"))}</span></span>'
-                if not _na(row.get("linked_to"))
-                else ""
-            )
-            extra = "".join(_row_head_value(a, row.get(a), facts.get((size, a))) for a in ROW_HEAD_ATTRIBUTES)
-            extra += _price_line(row)
-            cells = [
-                f'<td class="rowhead" data-sort="{_e(size)}"><span class="name mono">{_breakable(size)}</span>{sub}'
-                f"{mark(row.get('status'), row.get('confidence'))}{link}{extra}</td>"
-            ]
-            cells += [_value_cell(size, a, row.get(a), facts.get((size, a)), columns[a]) for a in names]
-            gone = ' class="retired" data-retired' if str(row.get("lifecycle")) in RETIRED else ""
-            body.append(
-                f'<tr data-item data-size="{_e(size)}" data-family="{_e(family(size))}"{gone}>{"".join(cells)}</tr>'
-            )
+        for row, (size, opening) in zip(shown, heads, strict=True):
+            cells = "".join([_value_cell(size, a, row.get(a), facts.get((size, a)), columns[a]) for a in names])
+            body.append(f"{opening}{cells}</tr>")
         return (
             f'<div class="scroll"><table id="{table_id}" class="sortable"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>"
@@ -792,6 +802,26 @@ def _size_tables(rows: Rows, stated: set[str]) -> str:
     )
 
 
+def _size_row_head(row: Mapping[str, Any], facts: Facts) -> tuple[str, str]:
+    """A size's name, and its table row's opening up to its first value: the name cell with the
+    series, the row's status, the size it is linked to, its lifecycle and price."""
+    size = "" if _na(row.get("size")) else str(row["size"])
+    sub = f'<span class="sub">{_e(row.get("series"))}</span>' if not _na(row.get("series")) else ""
+    link = (
+        f'<span class="sub">likely <span class="mono">{_breakable(row.get("linked_to"))}</span></span>'
+        if not _na(row.get("linked_to"))
+        else ""
+    )
+    extra = "".join(_row_head_value(a, row.get(a), facts.get((size, a))) for a in ROW_HEAD_ATTRIBUTES)
+    extra += _price_line(row)
+    gone = ' class="retired" data-retired' if str(row.get("lifecycle")) in RETIRED else ""
+    return size, (
+        f'<tr data-item data-size="{_e(size)}" data-family="{_e(family(size))}"{gone}>'
+        f'<td class="rowhead" data-sort="{_e(size)}"><span class="name mono">{_breakable(size)}</span>{sub}'
+        f"{mark(row.get('status'), row.get('confidence'))}{link}{extra}</td>"
+    )
+
+
 def _price_line(row: Mapping[str, Any]) -> str:
     """The size's lowest on-demand price (newest API snapshot) and what one GPU-hour costs."""
     price = row.get("lowest_price_usd_per_hour")
@@ -802,18 +832,17 @@ def _price_line(row: Mapping[str, Any]) -> str:
     return f'<span class="sub price">from ${_number(price)}/h{gpu}</span>'
 
 
-def _docs_vs_api(tables: Rows) -> str:
+def _docs_vs_api(tables: Rows, facts: Facts) -> str:
     """Every value on which a page and an API catalog disagree, both sides and why one won;
     then the sizes only one side knows."""
     rows = _records(tables, "conflicts")
-    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(tables, "facts")}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
     body = []
     for (entity, attribute), values in sorted(groups.items()):
         api = [r for r in values if _from_api(r.get("kinds"))]
-        docs = [r for r in values if any(k != "api_catalog" for k in _split(r.get("kinds"), ", "))]
+        docs = [r for r in values if _from_docs(r.get("kinds"))]
         if not api or not docs or api == docs:
             continue
         fact = facts.get((entity, attribute), {})
@@ -885,35 +914,61 @@ def _row_head_value(attr: str, value: Any, fact: Mapping[str, Any] | None) -> st
     return f'<span class="sub" data-attribute="{_e(attr)}">{_e(label)}: <b>{_e(_display(value))}</b>{marked}</span>'
 
 
+_CELL_CSS = {"int": "v num", "float": "v num", "string": "v txt"}
+
+
 def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None, col: schema.Column) -> str:
-    numeric = col.type in ("int", "float")
-    missing = _na(value)
-    if fact is None and missing:
-        return f'<td class="v empty" data-attribute="{_e(attr)}" data-sort="">—</td>'
-    shown = _display(fact.get("value") if fact else None) if missing else _display(value)
-    status = fact.get("status") if fact else None
-    flags = []
-    tip = []
-    if fact:
-        if not _na(fact.get("reason")):
-            tip.append(str(fact["reason"]))
-        if not _na(fact.get("inherited_from")):
+    """A size's value of one attribute, with its fact's status, confidence, reason and flags.
+    Called for every cell of the size tables (52,000 at the section's limit): each of the fact's
+    fields is read once, and what a number or a status shows is made once per page."""
+    number = type(value) is float and value == value  # most cells: a value, as the table holds it
+    missing = not number and _na(value)
+    if not fact:
+        if missing and fact is None:
+            return f'<td class="v empty" data-attribute="{_e(attr)}" data-sort="">—</td>'
+        status = confidence = stated = None
+        tip = flag = ""
+    else:
+        status, confidence, stated = fact.get("status"), fact.get("confidence"), fact.get("value")
+        flags, tips = [], []
+        if not _na(reason := fact.get("reason")):
+            tips.append(str(reason))
+        if not _na(series := fact.get("inherited_from")):
             flags.append("inherited")
-            tip.append(f"inherited from series {fact['inherited_from']}")
+            tips.append(f"inherited from series {series}")
         if fact.get("stale") is True:
             flags.append("stale")
-        if not _na(fact.get("checks_failed")):
+        if not _na(checks := fact.get("checks_failed")):
             flags.append("fails a check")
-            tip.append(f"checks failed: {fact['checks_failed']}")
-        if missing and not _na(fact.get("value")):
+            tips.append(f"checks failed: {checks}")
+        if missing and not _na(stated):
             flags.append("range")
-    flag = f'<span class="flag">{" · ".join(flags)}</span>' if flags else ""
-    css = "v num" if numeric else ("v txt" if col.type == "string" else "v")
+        tip = " ".join(tips)
+        flag = f'<span class="flag">{" · ".join(flags)}</span>' if flags else ""
+    if number:
+        shown, order = _number_shown(value)
+    else:
+        shown, order = _e(_display(stated) if missing else _display(value)), _e(_sort_key(value))
+    if type(status) is str and type(confidence) is float:
+        status_text, marked = _status_shown(status, confidence)
+    else:
+        status_text, marked = _e(status), mark(status, confidence)
     return (
-        f'<td class="{css}" data-attribute="{_e(attr)}" data-status="{_e(status)}" data-sort="{_e(_sort_key(value))}"'
-        f' title="{_e(" ".join(tip))}"><span class="val">{_e(shown)}</span>'
-        f"{mark(status, fact.get('confidence') if fact else None)}{flag}</td>"
+        f'<td class="{_CELL_CSS.get(col.type, "v")}" data-attribute="{_e(attr)}" data-status="{status_text}"'
+        f' data-sort="{order}" title="{_e(tip)}"><span class="val">{shown}</span>{marked}{flag}</td>'
     )
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _number_shown(value: float) -> tuple[str, str]:
+    """A number cell's text and sort key, escaped: a page's numbers repeat (vCPUs, GiB, GPUs)."""
+    return _e(_display(value)), _e(_sort_key(value))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _status_shown(status: str, confidence: float) -> tuple[str, str]:
+    """A cell's status, escaped, and its label (`mark`): a few statuses, confidences to 2 places."""
+    return _e(status), mark(status, confidence)
 
 
 def _breakable(name: Any) -> str:
@@ -973,11 +1028,10 @@ def _why(reason: Any, note: Any) -> str:
     return "".join(parts) or "no reason recorded"
 
 
-def _conflicts(tables: Rows) -> tuple[str, int]:
+def _conflicts(tables: Rows, facts: Facts) -> tuple[str, int]:
     rows = _records(tables, "conflicts")
     claims = {str(c["claim_id"]): c for c in _records(tables, "claims") if not _na(c.get("claim_id"))}
     docs = {str(d["document"]): d for d in _records(tables, "documents") if not _na(d.get("document"))}
-    facts = {(str(f["entity"]), str(f["attribute"])): f for f in _records(tables, "facts")}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
@@ -1171,7 +1225,8 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     del facts
     if read is not None:
         read()
-    conflicts, disputes = _conflicts(rows)
+    facts_at = _facts_at(rows)
+    conflicts, disputes = _conflicts(rows, facts_at)
     summary = _summary(rows, statuses, disputes)
     del statuses
     nav = "".join(
@@ -1198,11 +1253,11 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
         f'<nav aria-label="Sections">{nav}</nav></header>\n<main>'
     )
     yield f"{summary}\n"
-    yield _size_tables(rows, stated)
+    yield _size_tables(rows, stated, facts_at)
     yield "\n"
     yield conflicts
     del conflicts
-    yield f"\n{_docs_vs_api(rows)}\n"
+    yield f"\n{_docs_vs_api(rows, facts_at)}\n"
     yield f"{_documents(rows)}\n"
     yield f"{_diagnostics(rows)}\n</main>"
     yield (
