@@ -824,8 +824,11 @@ def rule_agreement(
     same size, over every size where both exist (at least SIBLING_PAIRS of them)."""
     stated: dict[tuple[str, str], list[Claim]] = defaultdict(list)
     documents = _official(sources)
+    # Only the official values of the attributes the convention derives are compared: the
+    # others (most claims) are passed over before their key is made.
+    derives = {d.attribute for d in derived if d.method == NAME_CONVENTION}
     for c in claims:
-        if c.entity_kind == "size" and c.method != "derived" and c.document in documents:
+        if c.attribute in derives and c.entity_kind == "size" and c.method != "derived" and c.document in documents:
             stated[(c.entity, c.attribute)].append(c)
     agree: Counter[tuple[str, str]] = Counter()
     pairs: Counter[tuple[str, str]] = Counter()
