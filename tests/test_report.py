@@ -505,3 +505,15 @@ def test_a_text_column_is_looked_up_by_arrow_as_pandas_would(wanted: set[str], e
         got = report._among(column, wanted)
         assert got.tolist() == expected == column.isin(wanted).tolist()
         got[0] = not got[0]  # writable: the caller narrows it in place
+
+
+def test_a_number_cell_is_the_same_whichever_cell_came_first() -> None:
+    """What a number shows is made once per page (cached by value): 0.0 and -0.0 are one key
+    there, and sort apart, so a zero is never taken from the cache."""
+    from pipeline.outputs import report, schema
+
+    column = {c.name: c for c in schema.tables()["vm_sizes"]}["gpu_count"]
+    cells = [report._value_cell("Standard_X", "gpu_count", v, None, column) for v in (0.0, -0.0, 8.0, 8.0)]
+    sorts = [re.search(r'data-sort="([^"]*)"', cell).group(1) for cell in cells]  # type: ignore[union-attr]
+    assert sorts == ["0.0", "-0.0", "8.0", "8.0"]
+    assert cells[2] == cells[3]

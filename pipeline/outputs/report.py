@@ -736,6 +736,7 @@ Facts = Mapping[tuple[str, str], Mapping[str, Any]]
 
 
 def _facts_at(rows: Rows) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """`Facts` of the rows the page converted (`_rows`)."""
     return {(str(f["entity"]), str(f["attribute"])): f for f in _records(rows, "facts")}
 
 
@@ -915,13 +916,16 @@ def _row_head_value(attr: str, value: Any, fact: Mapping[str, Any] | None) -> st
 
 
 _CELL_CSS = {"int": "v num", "float": "v num", "string": "v txt"}
+"""A value cell's classes by its column's type: numbers align right, text may wrap."""
 
 
 def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None, col: schema.Column) -> str:
     """A size's value of one attribute, with its fact's status, confidence, reason and flags.
     Called for every cell of the size tables (52,000 at the section's limit): each of the fact's
     fields is read once, and what a number or a status shows is made once per page."""
-    number = type(value) is float and value == value  # most cells: a value, as the table holds it
+    # Most cells: a number, as the table holds it. Not a zero: 0.0 and -0.0 are one key of the
+    # caches below, and their sort keys differ.
+    number = type(value) is float and value == value and value != 0.0
     missing = not number and _na(value)
     if not fact:
         if missing and fact is None:
@@ -949,7 +953,7 @@ def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None
         shown, order = _number_shown(value)
     else:
         shown, order = _e(_display(stated) if missing else _display(value)), _e(_sort_key(value))
-    if type(status) is str and type(confidence) is float:
+    if type(status) is str and type(confidence) is float and confidence != 0.0:
         status_text, marked = _status_shown(status, confidence)
     else:
         status_text, marked = _e(status), mark(status, confidence)
