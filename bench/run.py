@@ -630,6 +630,8 @@ def outputs_section(results: Sequence[SizeResult], info: Mapping[str, Any]) -> l
     the one-value build can take at the largest size: its start-up as it met it (the interpreter,
     the imports, the survey), and the CPU of the outputs it wrote anew shared by every core.
     Beside it, 10% of a cold build at the floor's target (1.5 × the floor)."""
+    from pipeline.stages.reconcile import listed
+
     measured = [r for r in results if r.outputs]
     if not measured:
         return []
@@ -651,9 +653,10 @@ def outputs_section(results: Sequence[SizeResult], info: Mapping[str, Any]) -> l
     spent = sum(big.outputs.get(name, 0.0) for name in big.rewritten)
     least = start + spent / cpus
     tables = [name for name in big.rewritten if name != PAGE]
-    named = (f"the {_listed(tables)} table{'s' if len(tables) > 1 else ''}" if tables else "") + (
-        (" and " if tables else "") + "the page" if PAGE in big.rewritten else ""
-    )
+    parts = [f"the {listed(tables)} table{'s' if len(tables) > 1 else ''}"] if tables else []
+    if PAGE in big.rewritten:
+        parts.append("the page")
+    named = listed(parts)
     sentence = (
         f"At N={big.n:,} the one-value build wrote {named} anew, {spent:.2f} CPU s here: on {cpus} CPUs "
         f"it takes at least {least:.2f} s, with {start:.2f} s of start-up (the interpreter, its imports "
@@ -662,11 +665,6 @@ def outputs_section(results: Sequence[SizeResult], info: Mapping[str, Any]) -> l
     if big.floor_seconds:
         sentence += f"; 10% of a cold build at 1.5 × the floor is {0.15 * big.floor_seconds:.2f} s"
     return [*lines, "", sentence + "."]
-
-
-def _listed(names: Sequence[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 # ------------------------------------------------------------------------------ targets

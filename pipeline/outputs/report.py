@@ -734,6 +734,10 @@ def _stated_for_sizes(frames: Mapping[str, pd.DataFrame]) -> set[str]:
 Facts = Mapping[tuple[str, str], Mapping[str, Any]]
 """The facts the page shows, by (entity, attribute): made once, read by three sections."""
 
+Disputes = Sequence[tuple[tuple[str, str], list[dict[str, Any]]]]
+"""The competing values of the conflicts table by (entity, attribute), in that order: made once,
+read by the conflicts section and by Docs vs API."""
+
 
 def _facts_at(rows: Rows) -> dict[tuple[str, str], Mapping[str, Any]]:
     """`Facts` of the rows the page converted (`_rows`)."""
@@ -833,15 +837,11 @@ def _price_line(row: Mapping[str, Any]) -> str:
     return f'<span class="sub price">from ${_number(price)}/h{gpu}</span>'
 
 
-def _docs_vs_api(tables: Rows, facts: Facts) -> str:
+def _docs_vs_api(tables: Rows, facts: Facts, disputes: Disputes) -> str:
     """Every value on which a page and an API catalog disagree, both sides and why one won;
     then the sizes only one side knows."""
-    rows = _records(tables, "conflicts")
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in rows:
-        groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
     body = []
-    for (entity, attribute), values in sorted(groups.items()):
+    for (entity, attribute), values in disputes:
         api = [r for r in values if _from_api(r.get("kinds"))]
         docs = [r for r in values if _from_docs(r.get("kinds"))]
         if not api or not docs or api == docs:
@@ -1032,18 +1032,22 @@ def _why(reason: Any, note: Any) -> str:
     return "".join(parts) or "no reason recorded"
 
 
-def _conflicts(tables: Rows, facts: Facts) -> tuple[str, int]:
-    rows = _records(tables, "conflicts")
+def _disputes(rows: Rows) -> Disputes:
+    """`Disputes` of the conflicts' rows."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in _records(rows, "conflicts"):
+        groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
+    return sorted(groups.items())
+
+
+def _conflicts(tables: Rows, facts: Facts, disputes: Disputes) -> tuple[str, int]:
     claims = {str(c["claim_id"]): c for c in _records(tables, "claims") if not _na(c.get("claim_id"))}
     docs = {str(d["document"]): d for d in _records(tables, "documents") if not _na(d.get("document"))}
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in rows:
-        groups.setdefault((_text(r.get("entity")), _text(r.get("attribute"))), []).append(r)
     blocks = []
     index = []
     taken: set[str] = set()
-    disputes, more = _limited(sorted(groups.items()), "conflicts")
-    for (entity, attribute), values in disputes:
+    shown, more = _limited(disputes, "conflicts")
+    for (entity, attribute), values in shown:
         values = sorted(values, key=lambda r: r.get("won") is not True)  # winner first, others as given
         fact = facts.get((entity, attribute))
         winner = next((r for r in values if r.get("won") is True), None)
@@ -1076,7 +1080,7 @@ def _conflicts(tables: Rows, facts: Facts) -> tuple[str, int]:
         f"<tbody>{''.join(index)}</tbody></table></div>"
     )
     html_out = (
-        f'<section id="conflicts" class="block"><h2>Conflicts <span class="count">{len(groups)}</span></h2>'
+        f'<section id="conflicts" class="block"><h2>Conflicts <span class="count">{len(disputes)}</span></h2>'
         '<p class="help">Every attribute on which documents disagree: first an overview (click a name to jump to '
         "it), then each dispute with its competing values, the documents and lines that state them (with the text "
         "as written), and why the chosen value won.</p>"
@@ -1086,7 +1090,7 @@ def _conflicts(tables: Rows, facts: Facts) -> tuple[str, int]:
         + (overview + "".join(blocks) if blocks else "<p>No conflicts: every document agrees.</p>")
         + "</section>"
     )
-    return html_out, len(groups)
+    return html_out, len(disputes)
 
 
 def _conflict_value(
@@ -1229,8 +1233,8 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     del facts
     if read is not None:
         read()
-    facts_at = _facts_at(rows)
-    conflicts, disputes = _conflicts(rows, facts_at)
+    facts_at, by_dispute = _facts_at(rows), _disputes(rows)
+    conflicts, disputes = _conflicts(rows, facts_at, by_dispute)
     summary = _summary(rows, statuses, disputes)
     del statuses
     nav = "".join(
@@ -1261,7 +1265,7 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     yield "\n"
     yield conflicts
     del conflicts
-    yield f"\n{_docs_vs_api(rows, facts_at)}\n"
+    yield f"\n{_docs_vs_api(rows, facts_at, by_dispute)}\n"
     yield f"{_documents(rows)}\n"
     yield f"{_diagnostics(rows)}\n</main>"
     yield (

@@ -1543,8 +1543,12 @@ def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
         else:
             plural = label.replace("page", "pages").replace("post", "posts").replace("catalog", "catalogs")
             parts.append(f"{n} {plural}")
-    joined = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{joined} agree"
+    return f"{listed(parts)} agree"
+
+
+def listed(parts: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`: a list as a sentence says it."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _sibling_match(
