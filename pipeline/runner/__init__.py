@@ -640,7 +640,11 @@ def _compute(
     del extractions
     diagnostics.extend(norm.diagnostics)
     diagnostics.extend(copy_diags)
-    sources_by_doc = {path: replace(src, copy_of=copies.get(path)) for path, src in sources_by_doc.items()}
+    # A record made again only where a copy was found: `replace` of each of 10,000 took 0.2 s.
+    sources_by_doc = {
+        path: src if (of := copies.get(path)) == src.copy_of else replace(src, copy_of=of)
+        for path, src in sources_by_doc.items()
+    }
     prices = _price_rows(norm.prices, sources_by_doc)
     decided_key = None
     if reuse is not None and cache is not None and stated and not records:
