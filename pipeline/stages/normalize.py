@@ -53,6 +53,23 @@ from pipeline.records import (
     compact,
 )
 
+# Patterns the functions below match many times a build, compiled once: given as text,
+# each call looks its pattern up in `re`'s cache (about 1 CPU s of a 10,000-document build).
+_SERIES_TITLE = re.compile(r"^\s*(\S+)\s+(?:size\s+|sizes\s+)?series\b", re.IGNORECASE)
+_TITLE_LINE = re.compile(r"^\s*title\s*:")
+_SLASH_BEFORE_TEXT = re.compile(r"\s*/\s*(?=\S)")
+_SLASH = re.compile(r"\s*/\s*")
+_TIMES = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
+_GPU_COUNT = re.compile(r"^\s*(\d+\s*/\s*\d+|\d+(?:\.\d+)?)(?:\s*[x×])?", re.IGNORECASE)
+_GPU_LINK = re.compile(r"\(([^)]*(?:nvlink|infiniband|pcie|sxm|xgmi|infinity fabric)[^)]*)\)", re.IGNORECASE)
+_GB = re.compile(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b")
+_SUPPORTED = re.compile(r"^(not\s+)?supported[\s,;:]*", re.IGNORECASE)
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
+_PRONOUN = re.compile(r"\s*(?:They|It)\b")
+_COMPARED = re.compile(r"\b(?:over|than|versus|vs\.?|compared)\b", re.IGNORECASE)
+_DIGIT_OR_PAREN = re.compile(r"\d|\(")
+_GENERATION = re.compile(r"(?<![0-9])([12])(?![0-9])")
+
 # ------------------------------------------------------------------------ source families
 
 
@@ -603,14 +620,14 @@ def _check_page_subject(ctx: _Context, ex: Extraction) -> None:
 def _claimed_series(title: str) -> str | None:
     """The name a title gives its series even when it is not a well-formed series name:
     `NVcadbA10_M5+ size series` claims `NVcadbA10_M5+`."""
-    m = re.match(r"^\s*(\S+)\s+(?:size\s+|sizes\s+)?series\b", title, re.IGNORECASE)
+    m = _SERIES_TITLE.match(title)
     return m.group(1) if m and re.match(r"^[A-Z]{1,3}", m.group(1)) else None
 
 
 def _title_line(doc: Document) -> int | None:
     """The file line of the front-matter's title, where a page says what it is about."""
     for i, line in enumerate(doc.text.split("\n")[: doc.front_matter_lines], start=1):
-        if re.match(r"^\s*title\s*:", line):
+        if _TITLE_LINE.match(line):
             return i
     return None
 
@@ -710,7 +727,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
     if rule.parser == "gpu":
         return _gpu_cell(ctx, fam, st)
     if rule.parser == "split":
-        pieces = [p.strip() for p in re.split(r"\s*/\s*(?=\S)", text) if p.strip()]
+        pieces = [p.strip() for p in _SLASH_BEFORE_TEXT.split(text) if p.strip()]
         if len(pieces) != len(rule.attributes):
             ctx.diagnostics.append(
                 Diagnostic(
@@ -729,7 +746,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
         return out
     if rule.parser == "network":
         out = []
-        for piece in re.split(r"\s*/\s*", text):
+        for piece in _SLASH.split(text):
             q = parse_quantity(piece, know)
             unit = know.unit(q.unit) if q and q.unit else None
             if q and unit and unit.dimension == "bit_rate":
@@ -738,7 +755,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
                 out.append(_Value("interconnect", text=piece.strip()))
         return out
     if rule.parser == "disk_group":
-        m = re.match(r"^\s*(\d+)\s*[x×]\s*(.+)$", text, re.IGNORECASE)
+        m = _TIMES.match(text)
         if not m:
             _not_a_value(ctx, st)
             return []
@@ -746,7 +763,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
         out.extend(_number(ctx, fam, st, rule.attributes[1], m.group(2), units[-1]))
         return out
     if rule.parser == "product":
-        m = re.match(r"^\s*(\d+)\s*[x×]\s*(.+)$", text, re.IGNORECASE)
+        m = _TIMES.match(text)
         if not m:
             return _number(ctx, fam, st, rule.attributes[0], text, units[-1])
         values = _number(ctx, fam, st, rule.attributes[0], m.group(2), units[-1])
@@ -796,7 +813,7 @@ def _gpu_cell(ctx: _Context, fam: SourceFamily, st: Statement) -> list[_Value]:
     """`8 A100 40 GB GPUs (NVLink 3.0)`, `1 x V100`, `1/4`: count, model, memory, link."""
     text = st.raw_text
     out: list[_Value] = []
-    m = re.match(r"^\s*(\d+\s*/\s*\d+|\d+(?:\.\d+)?)(?:\s*[x×])?", text, re.IGNORECASE)
+    m = _GPU_COUNT.match(text)
     if m:
         count = parse_number(m.group(1))
         if count is not None:
@@ -829,7 +846,7 @@ def _gpu_cell(ctx: _Context, fam: SourceFamily, st: Statement) -> list[_Value]:
                 interpretation=f"derived: {format_number(count_v)} GPUs x {format_number(per)} GiB",
             )
         )
-    link = re.search(r"\(([^)]*(?:nvlink|infiniband|pcie|sxm|xgmi|infinity fabric)[^)]*)\)", rest, re.IGNORECASE)
+    link = _GPU_LINK.search(rest)
     if link:
         out.append(_Value("interconnect", text=link.group(1).strip()))
     if not out:
@@ -843,7 +860,7 @@ def _named_gpu(ctx: _Context, fam: SourceFamily, st: Statement, text: str) -> Gp
     models = ctx.know.find_gpus(text)
     if models:
         return models[0]
-    mem = re.search(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b", text)
+    mem = _GB.search(text)
     conv = _convert(ctx, fam, "gpu_memory_gib", float(mem.group(1)), mem.group(2), None, st) if mem else None
     return ctx.know.gpu_of_family(text, conv[0]) if conv else None
 
@@ -858,7 +875,7 @@ def _family_note(model: GpuModel, text: str) -> str | None:
 def _memory_beside(ctx: _Context, fam: SourceFamily, st: Statement, model: GpuModel | None, text: str) -> list[_Value]:
     """The memory written beside a GPU model (`A100 40 GB`, `Tesla M60 GPU (16GB)`) as the
     memory of one GPU: per GPU, or one card of several GPUs for a model that has them."""
-    mem = re.search(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b", text)
+    mem = _GB.search(text)
     if not mem:
         return []
     conv = _convert(ctx, fam, "gpu_memory_gib", float(mem.group(1)), mem.group(2), None, st)
@@ -1133,7 +1150,7 @@ def _key_value(ctx: _Context, st: Statement) -> bool:
     elif rule.parser in ("flag", "flag_detail"):
         flag = parse_flag(text)
         if flag is not None:
-            detail = re.sub(r"^(not\s+)?supported[\s,;:]*", "", text, flags=re.IGNORECASE).strip()
+            detail = _SUPPORTED.sub("", text).strip()
             values.append(_Value(rule.attributes[0], flag=flag, interpretation=detail or None))
             if rule.parser == "flag_detail" and detail and len(rule.attributes) > 1:
                 values.append(_Value(rule.attributes[1], text=detail))
@@ -1202,7 +1219,7 @@ def _pair(
     if len(models) <= 1:
         return [(s, values) for s in subjects]
     sentence = _sentence_at(text, m.start())
-    if re.search(r"\brespectively\b", text[sentence[0] : sentence[1]], re.IGNORECASE) and len(subjects) == len(models):
+    if _RESPECTIVELY.search(text[sentence[0] : sentence[1]]) and len(subjects) == len(models):
         return [(s, [v]) for s, v in zip(subjects, models, strict=True)]
     return []
 
@@ -1259,7 +1276,7 @@ def _subjects(ctx: _Context, st: Statement, start: int, end: int) -> list[tuple[
     out.extend((name, "size") for name in sizes)
     # "They ... that of the original NC-Series and are powered by P100 GPUs": a sentence whose
     # subject is a pronoun is about what an earlier sentence named, not the series it mentions.
-    pronoun = re.match(r"\s*(?:They|It)\b", text[s_start:])
+    pronoun = _PRONOUN.match(text[s_start:])
     groups_before = () if pronoun else find_series_groups(text[s_start:start])
     groups_after = () if pronoun else find_series_groups(text[end:s_end])
     group = groups_before[-1] if groups_before else (groups_after[0] if groups_after else ())
@@ -1284,10 +1301,10 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
         return []
     if phrase.parser == "gpu_model":
         # A comparison names other models after the one meant: "the H200, ... over the H100".
-        window = re.split(r"\b(?:over|than|versus|vs\.?|compared)\b", raw, maxsplit=1, flags=re.IGNORECASE)[0]
+        window = _COMPARED.split(raw, maxsplit=1)[0]
         return [_Value("gpu_model", text=g.name, interpretation=note) for g in ctx.know.find_gpus(window)]
     if phrase.parser == "cpu_model":
-        if not re.search(r"\d|\(", raw):
+        if not _DIGIT_OR_PAREN.search(raw):
             return []  # "Intel Xeon Scalable processors" names a line, not a model
         return _cpu_values(ctx, raw, note)
     if phrase.parser == "date":
@@ -1377,7 +1394,7 @@ def _catalog(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
         if flag is not None:
             values.append(_Value(rule.attribute, flag=flag, interpretation=rule.note))
     elif rule.parser == "generations":
-        gens = tuple(sorted({int(g) for g in re.findall(r"(?<![0-9])([12])(?![0-9])", raw)}))
+        gens = tuple(sorted({int(g) for g in _GENERATION.findall(raw)}))
         if gens:
             values.append(_Value(rule.attribute, text=",".join(str(g) for g in gens), interpretation=rule.note))
             values.append(_Value("generation_1_vms", flag=1 in gens, derived=True))
