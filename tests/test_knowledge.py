@@ -187,6 +187,28 @@ def test_find_gpus(text: str, models: list[str]) -> None:
     assert [g.name for g in KNOW.find_gpus(text)] == models
 
 
+def test_an_answer_given_again_is_a_fresh_list() -> None:
+    # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:21: asked twice, answered from
+    # the cache the second time; what one caller does with its list is not the next one's answer.
+    first = KNOW.find_gpus("AMD Instinct MI300X GPU (192GB)")
+    first.append(first[0])
+    assert [g.name for g in KNOW.find_gpus("AMD Instinct MI300X GPU (192GB)")] == ["MI300X"]
+
+
+def test_the_knowledge_digests_alike_whatever_was_asked_before() -> None:
+    # The normalize memo's key holds a digest of the knowledge: the answers it caches must not
+    # move it, or no document's claims would be reused by the next build.
+    from pipeline.knowledge.values import parse_quantity
+    from pipeline.runner.cache import digest
+
+    fresh = knowledge.load.__wrapped__()
+    before = digest(fresh)
+    assert [g.name for g in fresh.find_gpus("8 NVIDIA H100 80GB")] == ["H100"]
+    quantity = parse_quantity("1,900 GiB", fresh)
+    assert quantity is not None and (quantity.low, quantity.unit) == (1900.0, "GiB")
+    assert digest(fresh) == before
+
+
 @pytest.mark.parametrize(
     ("name", "memory"),
     [("A100", (40.0, 80.0)), ("K80", (12.0,)), ("A1000", None), ("a100", None)],

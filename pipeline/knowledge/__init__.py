@@ -10,10 +10,10 @@ import functools
 import hashlib
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 NUMBER_RE = r"(?:\d{1,3}(?:[,\u202f\u00a0 ]\d{2,3})+|\d+)(?:\.\d+)?|\.\d+"
 """A number as documents print it: 80000, 80,000, 2,00,000, 1.8, .5 (no sign)."""
@@ -174,6 +174,9 @@ class Knowledge:
     _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _phrase_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _seen: _Answers = field(init=False, repr=False, compare=False)
+    """Answers by text (`remembered`): the cells of a corpus repeat a few thousand texts, asked
+    about hundreds of thousands of times (10,000 generated documents)."""
 
     def __post_init__(self) -> None:
         # Models by name and by lowercase alias, the first model in the table's order where two
@@ -186,6 +189,7 @@ class Knowledge:
         object.__setattr__(self, "_gpu_named", {g.name: g for g in self.gpus})
         object.__setattr__(self, "_gpu_aliased", aliased)
         object.__setattr__(self, "_phrase_words", tuple(sorted({w for p in self.phrases for w in p.needs})))
+        object.__setattr__(self, "_seen", _Answers())
 
     def phrase_words(self, lowered: str) -> frozenset[str]:
         """The words the phrases need (`Phrase.needs`) that the lowercase text `lowered` holds:
@@ -210,14 +214,27 @@ class Knowledge:
     def gpu(self, name: str) -> GpuModel | None:
         return self._gpu_named.get(name)
 
+    def remembered(self, kind: str, text: str, make: Callable[[Knowledge, str], _T]) -> _T:
+        """`make(self, text)`, made once for each text of a `kind` of question while the cache
+        holds it. Not an `lru_cache` keyed by a compiled pattern: hashing one hashes its whole
+        program, at every call (the unit pattern: 1.6 us, nine tenths of a cached answer)."""
+        key = (kind, text)
+        found = self._seen.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = _remember(self._seen, key, make(self, text))
+        return cast(_T, found)
+
     def find_gpus(self, text: str) -> list[GpuModel]:
         """GPU models named in `text`, in order of appearance, without repeats."""
+        return list(self.remembered("gpus", text, Knowledge._gpus_in))
+
+    def _gpus_in(self, text: str) -> tuple[GpuModel, ...]:
         found: list[GpuModel] = []
         for match in self.gpu_re.finditer(text):
             model = self._gpu_aliased[match.group(0).lower()]
             if model not in found:
                 found.append(model)
-        return found
+        return tuple(found)
 
     def gpu_of_family(self, text: str, memory_gib: float) -> GpuModel | None:
         """The one model of an architecture `text` names (`Blackwell GPU`) made with `memory_gib`
@@ -245,14 +262,37 @@ class Knowledge:
 
 _RULE_CACHE: dict[tuple[int, str], Any] = {}
 
+_T = TypeVar("_T")
+_UNSEEN = object()
+
+
+class _Answers(dict[tuple[str, str], Any]):
+    """A cache of answers by text (`Knowledge.remembered`), pickled empty: what it holds follows
+    from the tables, and a digest of the knowledge (part of the normalize memo's key) must not
+    depend on which texts were asked about before."""
+
+    def __reduce__(self) -> tuple[type[_Answers], tuple[()]]:
+        return (_Answers, ())
+
+
+REMEMBERED_AT_MOST = 100_000
+"""Answers a cache by text holds before it starts again: a cache that only grew would hold
+every distinct text of a corpus."""
+
+
+def _remember(cache: dict[Any, Any], key: Any, value: _T) -> _T:
+    """`value` put in `cache` under `key`, the cache emptied first when it is full."""
+    if len(cache) >= REMEMBERED_AT_MOST:
+        cache.clear()
+    cache[key] = value
+    return value
+
 
 def _first(rules: tuple[Any, ...], label: str) -> Any:
     """The first rule whose pattern matches `label`; cached because headers repeat on every row."""
     key = (id(rules), label)
     if key not in _RULE_CACHE:
-        if len(_RULE_CACHE) > 100_000:
-            _RULE_CACHE.clear()
-        _RULE_CACHE[key] = next((r for r in rules if r.pattern.search(label)), None)
+        _remember(_RULE_CACHE, key, next((r for r in rules if r.pattern.search(label)), None))
     return _RULE_CACHE[key]
 
 

@@ -97,12 +97,13 @@ def parse_quantity(text: str, know: Knowledge) -> Quantity | None:
     Only a leading number counts, so that model numbers inside words (`E5-2690`,
     `LPDDR5X`) are never read as quantities.
     """
-    return _quantity(text, know.unit_re)
+    return know.remembered("quantity", text, _quantity)
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _quantity(text: str, unit_re: re.Pattern[str]) -> Quantity | None:
-    """`parse_quantity`, once per text: the cells of a corpus repeat few texts (`8`, `1,900`)."""
+def _quantity(know: Knowledge, text: str) -> Quantity | None:
+    """`parse_quantity`, once per text (`Knowledge.remembered`): the cells of a corpus repeat
+    few texts (`8`, `1,900`)."""
+    unit_re = know.unit_re
     if is_empty(text):
         return None
     m = _QTY_RE.match(text)
