@@ -129,23 +129,22 @@ class _Walker:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     headings: list[tuple[int, str, str | None]] = field(default_factory=list)
     tables: int = 0
+    section: str = field(init=False, default="")
+    """The headings above, joined: made when a heading comes, not for each statement (every
+    cell of every table is one)."""
+    context: str | None = field(init=False, default=None)
+    """The series the nearest heading that names one names, else the page's."""
 
-    @property
-    def section(self) -> str:
-        return " > ".join(h[1] for h in self.headings)
-
-    @property
-    def context(self) -> str | None:
-        for _, _, series in reversed(self.headings):
-            if series:
-                return series
-        return self.page_context
+    def __post_init__(self) -> None:
+        self.context = self.page_context
 
     def heading(self, level: int, text: str) -> None:
         while self.headings and self.headings[-1][0] >= level:
             self.headings.pop()
         series = parse_series(text)
         self.headings.append((level, text, series.written if series else None))
+        self.section = " > ".join(h[1] for h in self.headings)
+        self.context = next((s for _, _, s in reversed(self.headings) if s), self.page_context)
 
     def add(self, line: int, method: str, key: str, raw: str, parts: tuple[str, ...] = (), **kw: object) -> None:
         self.statements.append(
