@@ -15,8 +15,8 @@ from typing import Protocol
 
 from pipeline.knowledge import MONTHS, NUMBER_RE, WORD_NUMBERS, Knowledge
 
-# Patterns the functions below match many times a build, compiled once: given as text,
-# each call looks its pattern up in `re`'s cache (about 1 CPU s of a 10,000-document build).
+# Compiled once, as `normalize`'s are: a pattern given as text is looked up in `re`'s cache
+# at every call.
 _ARCHITECTURE = re.compile(r"\[([^\]]+)\]")
 _CLOCK = re.compile(r"\b\d+(?:\.\d+)?\s*GHz\b", re.IGNORECASE)
 _PAREN_AFTER_TEXT = re.compile(r"(?<=\S)\(")

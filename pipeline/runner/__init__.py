@@ -640,7 +640,7 @@ def _compute(
     del extractions
     diagnostics.extend(norm.diagnostics)
     diagnostics.extend(copy_diags)
-    # A record made again only where a copy was found: `replace` of each of 10,000 took 0.2 s.
+    # A record made again only where a copy was found: `replace` of each of 10,000 took 0.05-0.07 s.
     sources_by_doc = {
         path: src if (of := copies.get(path)) == src.copy_of else replace(src, copy_of=of)
         for path, src in sources_by_doc.items()

@@ -21,8 +21,8 @@ from pipeline.stages.catalog import extract_catalog, is_catalog
 from pipeline.stages.markdown import MAX_NESTING, REFERENCE, Token, tokenize
 from pipeline.stages.read import Limits
 
-# Patterns the functions below match many times a build, compiled once: given as text,
-# each call looks its pattern up in `re`'s cache (about 1 CPU s of a 10,000-document build).
+# Compiled once, as `normalize`'s are: a pattern given as text is looked up in `re`'s cache
+# at every call.
 _URL_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
 
 _INCLUDE_RE = re.compile(r"\[!INCLUDE\s*\[(?P<name>[^\]]*)\]\((?P<path>[^)]*)\)\s*\]", re.IGNORECASE)
