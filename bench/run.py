@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench import corpus
 
@@ -73,6 +73,7 @@ _TABLE_RE = re.compile(r"^[ \t]*\|.*\|[ \t]*\n[ \t]*\|?[ \t]*:?-{3,}", re.MULTIL
 """A pipe-table header followed by its delimiter row."""
 
 Log = Callable[[str], None]
+_T = TypeVar("_T")
 
 
 class BenchError(Exception):
@@ -298,15 +299,24 @@ def tokenize_floor(root: Path, repeats: int = 1) -> Floor:
 
 def measure_floor(root: Path, repeats: int = FLOOR_REPEATS) -> Floor:
     """`tokenize_floor` in a fresh process, so that nothing this process loaded helps or hurts it."""
-    cmd = [sys.executable, "-m", "bench", "--floor", str(root), "--floor-repeats", str(repeats)]
+    return _in_fresh_process(
+        "floor",
+        ["--floor", str(root), "--floor-repeats", str(repeats)],
+        lambda data: Floor(float(data["seconds"]), int(data["files"]), tuple(float(x) for x in data["passes"])),
+    )
+
+
+def _in_fresh_process(what: str, args: Sequence[str], read: Callable[[Any], _T]) -> _T:
+    """`python -m bench ARGS` in a fresh process, the JSON of its last line of output `read`;
+    a `BenchError` naming `what` when it fails or prints no result."""
+    cmd = [sys.executable, "-m", "bench", *args]
     proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise BenchError(f"floor process exited {proc.returncode}: {_last_line(proc.stderr)}")
+        raise BenchError(f"{what} process exited {proc.returncode}: {_last_line(proc.stderr)}")
     try:
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
-        return Floor(float(data["seconds"]), int(data["files"]), tuple(float(x) for x in data["passes"]))
-    except (IndexError, KeyError, TypeError, ValueError) as exc:
-        raise BenchError(f"floor process printed no result: {exc}") from exc
+        return read(json.loads(proc.stdout.strip().splitlines()[-1]))
+    except (IndexError, KeyError, AttributeError, TypeError, ValueError) as exc:
+        raise BenchError(f"{what} process printed no result: {exc}") from exc
 
 
 def output_work(out: Path, into: Path | None = None) -> dict[str, float]:
@@ -359,15 +369,9 @@ def output_digests(out: Path) -> dict[str, str]:
 
 def measure_output_work(out: Path) -> dict[str, float]:
     """`output_work` in a fresh process, as `measure_floor` measures the floor."""
-    cmd = [sys.executable, "-m", "bench", "--outputs", str(out)]
-    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise BenchError(f"outputs process exited {proc.returncode}: {_last_line(proc.stderr)}")
-    try:
-        data = json.loads(proc.stdout.strip().splitlines()[-1])
-        return {str(what): float(seconds) for what, seconds in data.items()}
-    except (IndexError, AttributeError, TypeError, ValueError) as exc:
-        raise BenchError(f"outputs process printed no result: {exc}") from exc
+    return _in_fresh_process(
+        "outputs", ["--outputs", str(out)], lambda data: {str(what): float(s) for what, s in data.items()}
+    )
 
 
 Timed = tuple[

@@ -22,6 +22,8 @@ _FAMILY_LIKE = re.compile(r"^(?:[A-Z]{2}|[A-Z]$|.*\d)")
 _NUMBER_TOKEN = re.compile(r"\d{2,5}")
 _CAPITALS = re.compile(r"^[A-Z]{1,3}")
 _DIGIT = re.compile(r"\d")
+_SERIES_HEAD = re.compile(r"^([A-Z]{1,3})([a-z]*?)(?:v(\d{1,2}))?(?=$|[\s_\-A-Z])")
+_VERSION_AT_END = re.compile(r"(?:^|[\s_\-]|(?<=[a-z0-9]))[vV](\d{1,2})$")
 
 _SIZE_RE = re.compile(
     r"""^(?:(?P<tier>standard|basic)_)?
@@ -339,13 +341,13 @@ class SeriesParts:
 def series_parts(name: str) -> SeriesParts | None:
     """`NDm_A100_v4` -> ND, m, (A100,), v4; None when the name does not start with a family."""
     s = _SERIES_WORD.sub("", name.strip())
-    m = re.match(r"^([A-Z]{1,3})([a-z]*?)(?:v(\d{1,2}))?(?=$|[\s_\-A-Z])", s)
+    m = _SERIES_HEAD.match(s)
     if not m:
         return None
     family, features = m.group(1), m.group(2)
     version = f"v{m.group(3)}" if m.group(3) else "v1"
     rest = s[m.end() :]
-    vm = re.search(r"(?:^|[\s_\-]|(?<=[a-z0-9]))[vV](\d{1,2})$", rest)
+    vm = _VERSION_AT_END.search(rest)
     if vm:
         version = f"v{vm.group(1)}"
         rest = rest[: vm.start()]

@@ -1040,7 +1040,7 @@ def _disputes(rows: Rows) -> Disputes:
     return sorted(groups.items())
 
 
-def _conflicts(tables: Rows, facts: Facts, disputes: Disputes) -> tuple[str, int]:
+def _conflicts(tables: Rows, facts: Facts, disputes: Disputes) -> str:
     claims = {str(c["claim_id"]): c for c in _records(tables, "claims") if not _na(c.get("claim_id"))}
     docs = {str(d["document"]): d for d in _records(tables, "documents") if not _na(d.get("document"))}
     blocks = []
@@ -1090,7 +1090,7 @@ def _conflicts(tables: Rows, facts: Facts, disputes: Disputes) -> tuple[str, int
         + (overview + "".join(blocks) if blocks else "<p>No conflicts: every document agrees.</p>")
         + "</section>"
     )
-    return html_out, len(disputes)
+    return html_out
 
 
 def _conflict_value(
@@ -1234,8 +1234,8 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     if read is not None:
         read()
     facts_at, by_dispute = _facts_at(rows), _disputes(rows)
-    conflicts, disputes = _conflicts(rows, facts_at, by_dispute)
-    summary = _summary(rows, statuses, disputes)
+    conflicts = _conflicts(rows, facts_at, by_dispute)
+    summary = _summary(rows, statuses, len(by_dispute))
     del statuses
     nav = "".join(
         f'<a href="#{k}">{v}</a>'
