@@ -558,6 +558,9 @@ GB300_BLOG = "nd-gb300-v6-blog.md"  # sources/seeds/blog-nd-gb300-v6-ga-aggregat
 MI300X = "ndmi300xv5-series.md"  # ACD/gpu-accelerated/ndmi300xv5-series.md, its summary and specs
 GB200 = "nd-gb200-v6-series.md"  # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md
 NCA100 = "nca100v4-series.md"  # ACD/gpu-accelerated/includes/nca100v4-series-specs.md
+NCV3 = "ncv3-series.md"  # ACD/gpu-accelerated/includes/ncv3-series-specs.md
+NCADSH100 = "ncadsh100v5-series.md"  # ACD/gpu-accelerated/includes/ncadsh100v5-series-specs.md
+LABELED = "labeled-parts.md"
 GARBLED = "nvcadba10m5-garbled.md"  # ACD/gpu-accelerated/nvcadbA10M5+serbes.md
 FSV2 = "fsv2-series.md"  # articles/virtual-machines/fsv2-series.md of MicrosoftDocs/azure-docs
 H100 = "nd-h100-v5-series.md"  # AD/nd-h100-v5-series.md
@@ -954,6 +957,80 @@ def test_a_part_table_piece_naming_nvme_goes_to_the_nvme_attributes(
     found = claims_at(normalized(name), name, line, attribute, column)
     assert [c.value for c in found] == values
     assert {c.entity_kind for c in found} == {"series"}
+
+
+@pytest.mark.parametrize(
+    ("line", "row", "kept", "units_alone"),
+    [
+        # ACD/gpu-accelerated/includes/ncv3-series-specs.md:20: the bandwidth's number left out.
+        (21, "| Network        | 4 - 8 NICs          |  Mbps ", {"max_nics": ["4-8"]}, ["Mbps"]),
+        # :18: the temp disk's IOPS and MBps left out, its size given.
+        (
+            19,
+            "| Local Storage  | 1 Disk           | 736 - 2,948 GiB <br> IOPS <br> MBps ",
+            {"temp_disk_count": ["1"], "temp_storage_gib": ["736-2948"]},
+            ["IOPS", "MBps"],
+        ),
+    ],
+)
+def test_a_part_table_unit_without_its_number_is_no_value(
+    line: int, row: str, kept: dict[str, list[str]], units_alone: list[str]
+) -> None:
+    assert fixture_line(NCV3, line).startswith(row)
+    n = normalized(NCV3)
+    found = [c for c in n.claims if c.line == line]
+    assert {a: [c.value for c in found if c.attribute == a] for a in {c.attribute for c in found}} == kept
+    said = [d for d in n.diagnostics if d.code == "part-unit-without-number"]
+    assert [(d.severity, d.document, d.line) for d in said if d.line == line] == [
+        ("info", f"{FOLDER}/{NCV3}", line)
+    ] * len(units_alone)
+    assert [d.message.split(": ", 1)[1] for d in said if d.line == line] == [
+        f"{unit!r} is a unit without a number; no value taken" for unit in units_alone
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "row", "kept", "unmapped"),
+    [
+        # ACD/gpu-accelerated/includes/ncadsh100v5-series-specs.md:20: the NICs' interfaces, not
+        # the GPU interconnect.
+        (
+            NCADSH100,
+            21,
+            "| Network        | 2 - 4 NICs          | 40,000 - 80,000 Mbps <br>Interfaces: NetVSC, ConnectX ",
+            {"max_nics": ["2-4"], "network_bandwidth_mbps": ["40000-80000"]},
+            [
+                "'Interfaces: NetVSC, ConnectX' is labeled 'Interfaces', which names no attribute of the part's text "
+                "(interconnect)"
+            ],
+        ),
+        # A label the headers give the part's text attribute: taken, without the label.
+        (
+            LABELED,
+            12,
+            "| Network        | 8 NICs          | 80,000 Mbps <br>Interconnect: InfiniBand NDR ",
+            {"max_nics": ["8"], "network_bandwidth_mbps": ["80000"], "interconnect": ["InfiniBand NDR"]},
+            [],
+        ),
+        (
+            LABELED,
+            13,
+            "| Memory         | 1,900 GiB          | Kind: DDR5 ",
+            {"memory_gib": ["1900"]},
+            ["'Kind: DDR5' is labeled 'Kind', which names no attribute of the part's text (memory_type)"],
+        ),
+    ],
+)
+def test_a_part_table_piece_with_a_label_is_taken_only_where_the_label_names_its_attribute(
+    name: str, line: int, row: str, kept: dict[str, list[str]], unmapped: list[str]
+) -> None:
+    assert fixture_line(name, line).startswith(row)
+    n = normalized(name)
+    found = [c for c in n.claims if c.line == line]
+    assert {a: [c.value for c in found if c.attribute == a] for a in {c.attribute for c in found}} == kept
+    said = [d for d in n.diagnostics if d.code == "unmapped-part-value" and d.line == line]
+    assert [d.message.split(": ", 1)[1] for d in said] == unmapped
+    assert {d.severity for d in said} <= {"info"}
 
 
 # --------------------------------------------------------------------- series membership

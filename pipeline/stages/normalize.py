@@ -61,6 +61,8 @@ _TITLE_LINE = re.compile(r"^\s*title\s*:")
 _SLASH_BEFORE_TEXT = re.compile(r"\s*/\s*(?=\S)")
 _SLASH = re.compile(r"\s*/\s*")
 _TIMES = re.compile(r"^\s*(\d+)\s*[x×]\s*(.+)$", re.IGNORECASE)
+_LABELED = re.compile(r"^([A-Za-z][A-Za-z ]{0,40}?)\s*:\s*(\S.*)$")
+"""A piece of text that says what it is (`Interfaces: NetVSC, ConnectX`)."""
 _GPU_COUNT = re.compile(r"^\s*(\d+\s*/\s*\d+|\d+(?:\.\d+)?)(?:\s*[x×])?", re.IGNORECASE)
 _GPU_LINK = re.compile(r"\(([^)]*(?:nvlink|infiniband|pcie|sxm|xgmi|infinity fabric)[^)]*)\)", re.IGNORECASE)
 _GB = re.compile(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b")
@@ -1105,13 +1107,27 @@ def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[
         out.extend(_memory_beside(ctx, fam, st, model, piece))
         return out
     q = parse_quantity(piece, know)
+    if q is None and (know.unit(piece.strip()) or piece.strip() in know.count_words):
+        # A template's unit with its number left out (`| Network | 4 - 8 NICs | Mbps |`): no
+        # value, and not the text of one either (it was read as the interconnect "Mbps").
+        return _part_note(
+            ctx, st, "part-unit-without-number", f"{piece.strip()!r} is a unit without a number; no value taken"
+        )
     if q is None:
         target = units.get("text")
-        if target == "cpu_model" and not is_empty(piece):
-            return _cpu_values(ctx, piece)
-        if target and target != "gpu" and not is_empty(piece):
-            return [_Value(target, text=piece.strip())]
-        return []
+        if not target or target == "gpu" or is_empty(piece):
+            return []
+        text = piece.strip()
+        if labeled := _LABELED.match(text):
+            # Its label, not the part, says what it is: taken only where the headers give the
+            # label the part's text attribute (the network part's "Interfaces: NetVSC, ConnectX"
+            # are its network interfaces, and were read as its GPU interconnect).
+            rule = know.column_rule(normalize_label(labeled[1]))
+            if rule is None or target not in rule.attributes:
+                why = f"{text!r} is labeled {labeled[1]!r}, which names no attribute of the part's text ({target})"
+                return _part_note(ctx, st, "unmapped-part-value", why)
+            text = labeled[2].strip()
+        return _cpu_values(ctx, text) if target == "cpu_model" else [_Value(target, text=text)]
     if q.unit and q.unit in know.count_words:
         target = units.get(know.count_words[q.unit])
     elif q.unit and (u := know.unit(q.unit)):
@@ -1119,17 +1135,14 @@ def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[
     else:
         target = units.get("bare")
     if target is None:
-        ctx.diagnostics.append(
-            Diagnostic(
-                "info",
-                "unmapped-part-value",
-                st.document,
-                st.line,
-                f"part {st.key!r}: {piece!r} names no known attribute",
-            )
-        )
-        return []
+        return _part_note(ctx, st, "unmapped-part-value", f"{piece!r} names no known attribute")
     return _quantity_values(ctx, fam, st, target, q, None)
+
+
+def _part_note(ctx: _Context, st: Statement, code: str, why: str) -> list[_Value]:
+    """No value from a part's piece, and an info diagnostic at its line that says why."""
+    ctx.diagnostics.append(Diagnostic("info", code, st.document, st.line, f"part {st.key!r}: {why}"))
+    return []
 
 
 def _key_value(ctx: _Context, st: Statement) -> bool:
