@@ -980,7 +980,7 @@ def test_a_part_table_unit_without_its_number_is_no_value(
     n = normalized(NCV3)
     found = [c for c in n.claims if c.line == line]
     assert {a: [c.value for c in found if c.attribute == a] for a in {c.attribute for c in found}} == kept
-    said = [d for d in n.diagnostics if d.code == "part-unit-without-number"]
+    said = [d for d in n.diagnostics if d.code == "unit-without-number"]
     assert [(d.severity, d.document, d.line) for d in said if d.line == line] == [
         ("info", f"{FOLDER}/{NCV3}", line)
     ] * len(units_alone)
@@ -1000,24 +1000,24 @@ def test_a_part_table_unit_without_its_number_is_no_value(
             "| Network        | 2 - 4 NICs          | 40,000 - 80,000 Mbps <br>Interfaces: NetVSC, ConnectX ",
             {"max_nics": ["2-4"], "network_bandwidth_mbps": ["40000-80000"]},
             [
-                "'Interfaces: NetVSC, ConnectX' is labeled 'Interfaces', which names no attribute of the part's text "
+                "'Interfaces: NetVSC, ConnectX' is labeled 'Interfaces', which names no attribute of its text "
                 "(interconnect)"
             ],
         ),
         # A label the headers give the part's text attribute: taken, without the label.
         (
             LABELED,
-            12,
+            13,
             "| Network        | 8 NICs          | 80,000 Mbps <br>Interconnect: InfiniBand NDR ",
             {"max_nics": ["8"], "network_bandwidth_mbps": ["80000"], "interconnect": ["InfiniBand NDR"]},
             [],
         ),
         (
             LABELED,
-            13,
+            14,
             "| Memory         | 1,900 GiB          | Kind: DDR5 ",
             {"memory_gib": ["1900"]},
-            ["'Kind: DDR5' is labeled 'Kind', which names no attribute of the part's text (memory_type)"],
+            ["'Kind: DDR5' is labeled 'Kind', which names no attribute of its text (memory_type)"],
         ),
     ],
 )
@@ -1028,9 +1028,34 @@ def test_a_part_table_piece_with_a_label_is_taken_only_where_the_label_names_its
     n = normalized(name)
     found = [c for c in n.claims if c.line == line]
     assert {a: [c.value for c in found if c.attribute == a] for a in {c.attribute for c in found}} == kept
-    said = [d for d in n.diagnostics if d.code == "unmapped-part-value" and d.line == line]
+    said = [d for d in n.diagnostics if d.code == "unmapped-label" and d.line == line]
     assert [d.message.split(": ", 1)[1] for d in said] == unmapped
     assert {d.severity for d in said} <= {"info"}
+
+
+@pytest.mark.parametrize(
+    ("line", "row", "interconnect", "bandwidth", "said"),
+    [
+        (18, "| Standard_ND96isr_H100_v5 | 96 | Interconnect: InfiniBand / 400 Gbps |", ["InfiniBand"], [400000.0], []),
+        (
+            19,
+            "| Standard_ND48isr_H100_v5 | 48 | Mbps |",
+            [],
+            [],
+            [("unit-without-number", "'Network': 'Mbps' is a unit without a number; no value taken")],
+        ),
+    ],
+)
+def test_a_network_cell_reads_its_text_as_a_part_does(
+    line: int, row: str, interconnect: list[str], bandwidth: list[float], said: list[tuple[str, str]]
+) -> None:
+    """The size tables' Network cells and the parts' pieces go through the same rules: a label
+    the headers give the interconnect is taken without it, a unit alone is no value."""
+    assert fixture_line(LABELED, line) == row
+    n = normalized(LABELED)
+    assert [c.value_text for c in claims_at(n, LABELED, line, "interconnect")] == interconnect
+    assert [c.value_number for c in claims_at(n, LABELED, line, "network_bandwidth_mbps")] == bandwidth
+    assert [(d.code, d.message) for d in n.diagnostics if d.line == line] == said
 
 
 # --------------------------------------------------------------------- series membership

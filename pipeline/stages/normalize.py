@@ -754,8 +754,8 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
             unit = know.unit(q.unit) if q and q.unit else None
             if q and unit and unit.dimension == "bit_rate":
                 out.extend(_number(ctx, fam, st, "network_bandwidth_mbps", piece, None))
-            elif piece.strip() and not q:
-                out.append(_Value("interconnect", text=piece.strip()))
+            elif not q:
+                out.extend(_text_values(ctx, st, "interconnect", piece, repr(st.key)))
         return out
     if rule.parser == "disk_group":
         m = _TIMES.match(text)
@@ -1107,27 +1107,9 @@ def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[
         out.extend(_memory_beside(ctx, fam, st, model, piece))
         return out
     q = parse_quantity(piece, know)
-    if q is None and (know.unit(piece.strip()) or piece.strip() in know.count_words):
-        # A template's unit with its number left out (`| Network | 4 - 8 NICs | Mbps |`): no
-        # value, and not the text of one either (it was read as the interconnect "Mbps").
-        return _part_note(
-            ctx, st, "part-unit-without-number", f"{piece.strip()!r} is a unit without a number; no value taken"
-        )
     if q is None:
         target = units.get("text")
-        if not target or target == "gpu" or is_empty(piece):
-            return []
-        text = piece.strip()
-        if labeled := _LABELED.match(text):
-            # Its label, not the part, says what it is: taken only where the headers give the
-            # label the part's text attribute (the network part's "Interfaces: NetVSC, ConnectX"
-            # are its network interfaces, and were read as its GPU interconnect).
-            rule = know.column_rule(normalize_label(labeled[1]))
-            if rule is None or target not in rule.attributes:
-                why = f"{text!r} is labeled {labeled[1]!r}, which names no attribute of the part's text ({target})"
-                return _part_note(ctx, st, "unmapped-part-value", why)
-            text = labeled[2].strip()
-        return _cpu_values(ctx, text) if target == "cpu_model" else [_Value(target, text=text)]
+        return _text_values(ctx, st, None if target == "gpu" else target, piece, f"part {st.key!r}")
     if q.unit and q.unit in know.count_words:
         target = units.get(know.count_words[q.unit])
     elif q.unit and (u := know.unit(q.unit)):
@@ -1135,13 +1117,39 @@ def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[
     else:
         target = units.get("bare")
     if target is None:
-        return _part_note(ctx, st, "unmapped-part-value", f"{piece!r} names no known attribute")
+        return _no_value(ctx, st, "unmapped-part-value", f"part {st.key!r}: {piece!r} names no known attribute")
     return _quantity_values(ctx, fam, st, target, q, None)
 
 
-def _part_note(ctx: _Context, st: Statement, code: str, why: str) -> list[_Value]:
-    """No value from a part's piece, and an info diagnostic at its line that says why."""
-    ctx.diagnostics.append(Diagnostic("info", code, st.document, st.line, f"part {st.key!r}: {why}"))
+def _text_values(ctx: _Context, st: Statement, target: str | None, piece: str, where: str) -> list[_Value]:
+    """A piece of a cell that holds no quantity, as the text of `target` (none without one).
+
+    A unit alone is a template's number left out (`| Network | 4 - 8 NICs | Mbps |`), not a
+    text: it was read as the interconnect "Mbps". A piece that says what it is (`Label: text`)
+    is taken only where the headers give its label `target`, without the label: the network
+    part's "Interfaces: NetVSC, ConnectX" are its NICs' interfaces, and were read as its GPU
+    interconnect. Each of the two says so in an info diagnostic at its line (`where`)."""
+    text = piece.strip()
+    if is_empty(text):
+        return []
+    if ctx.know.unit(text) or text in ctx.know.count_words:
+        return _no_value(
+            ctx, st, "unit-without-number", f"{where}: {text!r} is a unit without a number; no value taken"
+        )
+    if target is None:
+        return []
+    if labeled := _LABELED.match(text):
+        rule = ctx.know.column_rule(normalize_label(labeled[1]))
+        if rule is None or target not in rule.attributes:
+            why = f"{text!r} is labeled {labeled[1]!r}, which names no attribute of its text ({target})"
+            return _no_value(ctx, st, "unmapped-label", f"{where}: {why}")
+        text = labeled[2].strip()
+    return _cpu_values(ctx, text) if target == "cpu_model" else [_Value(target, text=text)]
+
+
+def _no_value(ctx: _Context, st: Statement, code: str, message: str) -> list[_Value]:
+    """No value from a piece of a cell, and an info diagnostic at its line that says why."""
+    ctx.diagnostics.append(Diagnostic("info", code, st.document, st.line, message))
     return []
 
 
