@@ -213,6 +213,53 @@ def test_a_size_value_failing_a_physical_check_loses_to_the_series_value(shipped
     assert "value 160 Mbps fails plausible_per_vcpu" in f.reason
 
 
+# A spec page's host table states one network bandwidth for the series (line 15), which each size
+# inherits; 1000 Mbps is 15.62 and 7.81 per vCPU for the 64 and 128 vCPUs of two sizes (under the
+# floor of 20), 250 per vCPU for the 4 of the third, listed between them (lines 21-23).
+NCAST4_PAGE = """---
+title: NCasT4_v3 size series
+ms.service: azure-virtual-machines
+ms.subservice: sizes
+ms.topic: concept-article
+ms.date: 07/31/2024
+---
+
+# NCasT4_v3 sizes series
+
+## Host specifications
+
+| Part | Quantity <br><sup>Count Units | Specs <br><sup>SKU ID, Performance Units, etc.  |
+|---|---|---|
+| Network        | 8 NICs        | 1000 Mbps |
+
+## Sizes in series
+
+| Size Name | vCPUs (Qty.) | Memory (GB) |
+| --- | --- | --- |
+| Standard_NC64as_T4_v3 | 64 | 440 |
+| Standard_NC4as_T4_v3 | 4 | 28 |
+| Standard_NC128as_T4_v3 | 128 | 880 |
+"""
+
+
+def test_a_series_value_that_fails_a_check_for_one_size_fails_it_for_that_size_alone(tmp_path: Path) -> None:
+    page = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/ncast4v3-series.md"
+    result = _pages({page: NCAST4_PAGE}, tmp_path)
+    per_vcpu = {"Standard_NC64as_T4_v3": "15.62", "Standard_NC128as_T4_v3": "7.81"}
+    for size in ("Standard_NC64as_T4_v3", "Standard_NC4as_T4_v3", "Standard_NC128as_T4_v3"):
+        f = fact(result, size, "network_bandwidth_mbps")
+        assert (f.value_number, f.inherited_from, f.line) == (1000, "NCasT4_v3", 15)
+        failed = (
+            (f"plausible_per_vcpu: 1000 Mbps is {per_vcpu[size]} per vCPU, below the floor of 20",)
+            if size in per_vcpu
+            else ()
+        )
+        assert f.checks_failed == failed, size
+        assert ("fails plausible_per_vcpu" in f.reason) is bool(failed)
+    passed = fact(result, "Standard_NC4as_T4_v3", "network_bandwidth_mbps")
+    assert passed.confidence > fact(result, "Standard_NC64as_T4_v3", "network_bandwidth_mbps").confidence
+
+
 def test_a_size_is_put_only_in_a_series_its_name_can_belong_to(shipped: BuildResult) -> None:
     # The third-party page lists ND40rs_v2 under its "ND-Series" heading; a v2 size cannot be of
     # the first-generation ND series, so only the official NDv2 pages give it a series.
