@@ -191,9 +191,9 @@ class Plan:
     """For each entity that is not a series, its claims (the name's among them) in the claims'
     order, until a part that decides it takes them (`_admit`): voting on every size's series in
     `plan` took a build that decides a few buckets again 0.4-0.6 s (10,000 documents)."""
-    inheritable: dict[str, list[tuple[str, _Vote]]]
-    """For each series, the votes its sizes inherit, each with its attribute, made when a size
-    first needs them (`_inheritable`)."""
+    inheritable: dict[str, list[_Vote]]
+    """For each series, the votes its sizes inherit, made when a size first needs them
+    (`_inheritable`)."""
     series_keys: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Each series' keys but its membership: `decide` decides them with the series."""
     about: dict[str, list[Claim]] = field(default_factory=dict)
@@ -1028,10 +1028,10 @@ def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> lis
 # ------------------------------------------------------------------------- inheritance
 
 
-def _inheritable(p: Plan, series: str) -> list[tuple[str, _Vote]]:
-    """The votes a size of `series` inherits (`_inherit`), each with its attribute, made once
-    and shared by the sizes. Each is weighed as `plan` weighed the series' own vote, before any
-    check lowered it: the parts of a build (`divide`) decide in any order."""
+def _inheritable(p: Plan, series: str) -> list[_Vote]:
+    """The votes a size of `series` inherits (`_inherit`), made once and shared by the sizes.
+    Each is weighed as `plan` weighed the series' own vote, before any check lowered it: the
+    parts of a build (`divide`) decide in any order."""
     votes = p.inheritable.get(series)
     if votes is None:
         votes = p.inheritable[series] = []
@@ -1040,8 +1040,7 @@ def _inheritable(p: Plan, series: str) -> list[tuple[str, _Vote]]:
                 if not c.is_range:
                     own = _vote(c, p.sources, p.tier)
                     weight = own.weight * INHERIT_FACTOR
-                    vote = _Vote(c, own.source_kind, weight, own.as_of, [], series, own.voice, True)
-                    votes.append((key[1], vote))
+                    votes.append(_Vote(c, own.source_kind, weight, own.as_of, [], series, own.voice, True))
     return votes
 
 
@@ -1064,8 +1063,8 @@ def _inherit(p: Plan, entities: Container[str] | None = None) -> list[tuple[str,
         # The series' votes themselves, shared: a check that fails one for this size marks a
         # copy (`_Vote.shared`). A copy for each size (463,570 at 10,000 documents) took 0.4 s
         # of the 11.9 s that deciding and finishing every entity took in one process.
-        for attribute, v in _inheritable(p, fact.value_text):
-            key = (size, attribute)
+        for v in _inheritable(p, fact.value_text):
+            key = (size, v.claim.attribute)
             by_key[key].append(v)
             touched[key] = None
     return list(touched)
@@ -1182,7 +1181,7 @@ def _check(
         if v.inherited_from is None and c.value_number is not None and c.entity_kind == "size" and not name_settles:
             failed.extend(_series_check(facts, by_key, entity, attribute, c.value_number, model_fact, know))
         if failed and v.shared:  # this key's own copy (`_inherit`)
-            v = votes[i] = _Vote(c, v.source_kind, v.weight, v.as_of, [], v.inherited_from, v.voice)
+            v = votes[i] = replace(v, failed=[], shared=False)
         for message in failed:
             if message not in v.failed:
                 v.failed.append(message)
