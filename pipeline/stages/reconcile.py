@@ -1038,9 +1038,8 @@ def _inheritable(p: Plan, series: str) -> list[_Vote]:
         for key in sorted(p.series_keys.get(series, ())):
             for c in (v.claim for v in p.by_key[key]):
                 if not c.is_range:
-                    own = _vote(c, p.sources, p.tier)
-                    weight = own.weight * INHERIT_FACTOR
-                    votes.append(_Vote(c, own.source_kind, weight, own.as_of, [], series, own.voice, True))
+                    own = _vote(c, p.sources, p.tier)  # made here: its (empty) failed list is the copy's alone
+                    votes.append(replace(own, weight=own.weight * INHERIT_FACTOR, inherited_from=series, shared=True))
     return votes
 
 
@@ -1093,10 +1092,8 @@ def _check(
     entity, attribute = key
     floor = know.attributes[attribute].min_per_vcpu if attribute in know.attributes else None
     vcpus = facts.get((entity, "vcpus")) if floor else None
-    if attribute not in _CHECKED and not (vcpus and vcpus.value_number):
-        series = facts.get((entity, "series"))
-        if series is None or not series.value_text or (series.value_text, attribute) not in by_key:
-            return  # nothing to set its votes against: a third of the keys (10,000 documents)
+    if attribute not in _CHECKED and not (vcpus and vcpus.value_number) and not _series_votes(facts, by_key, key):
+        return  # nothing to set its votes against: a third of the keys (10,000 documents)
     # What every vote of the key is set against, looked up once.
     size = parse_size(entity) if attribute == "vcpus" else None
     named = (size.constrained_vcpus or size.vcpus) if size and vcpus_hold else None
@@ -1200,12 +1197,9 @@ def _series_check(
     """A number a size states must lie within what an official page states for its series:
     its range (`6 - 24 vCPUs`), or its one value (`16 Disks`) when the series states one. A
     GPU count may be counted in cards of a model with several GPUs per card."""
-    series = facts.get((entity, "series"))
-    if not series or not series.value_text:
-        return []
     model = know.gpu(model_fact.value_text or "") if model_fact and attribute == "gpu_count" else None
     scales = (1.0, float(model.gpus_per_board)) if model else (1.0,)
-    for r in by_key.get((series.value_text, attribute), ()):
+    for r in _series_votes(facts, by_key, (entity, attribute)):
         rc = r.claim
         if r.source_kind != "official_spec" or rc.range_min is None or rc.range_max is None:
             continue
@@ -1223,6 +1217,15 @@ def _series_check(
                 f"and {format_number(value)} is not within half or twice of it"
             ]
     return []
+
+
+def _series_votes(
+    facts: Mapping[tuple[str, str], Fact], by_key: Mapping[tuple[str, str], list[_Vote]], key: tuple[str, str]
+) -> Sequence[_Vote]:
+    """The votes of the series the entity of `key` is decided to be in, for the same attribute:
+    what `_series_check` sets a size's number against."""
+    series = facts.get((key[0], "series"))
+    return by_key.get((series.value_text, key[1]), ()) if series and series.value_text else ()
 
 
 def _same_line_number(
