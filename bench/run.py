@@ -693,8 +693,9 @@ def _judged(goal: str, at: str, measured: str | None, ok: bool | None) -> Target
     return Target(goal, "–" if measured is None else measured, at, "not measured" if ok is None else _verdict(ok))
 
 
-def targets(results: Sequence[SizeResult]) -> list[Target]:
-    """The goals the project set itself, each evaluated at the size it names when that was run."""
+def targets(results: Sequence[SizeResult], startup: Run | None = None) -> list[Target]:
+    """The goals the project set itself, each evaluated at the size it names when that was run;
+    `startup` (a build of an empty folder) is the memory any build holds before its documents."""
     ref = _reference(results, 10_000)
     none = "not measured"
     rec = ref.record() if ref is not None else {}
@@ -733,27 +734,56 @@ def targets(results: Sequence[SizeResult]) -> list[Target]:
             None if worst is None else worst < 0.10,
         ),
     ]
+    big, small = _pair(results)
     goal = "per-document time at 10,000 ≤ 1.2 × at 1,000"
-    ok = sorted((r for r in results if r.cold_ok and r.documents), key=lambda r: r.n)
-    big = next((r for r in ok if r.n == 10_000), ok[-1] if ok else None)
-    small = next((r for r in ok if r.n == 1_000 and big is not None and r.n < big.n), None)
-    if small is None and big is not None:
-        small = next((r for r in reversed(ok) if r.n < big.n), None)
     if big is None or small is None or big.cold is None or small.cold is None:
         out.append(Target(goal, "–", "needs two sizes", none))
     else:
         per_big = big.cold.seconds / big.documents
         per_small = small.cold.seconds / small.documents
-        stated = big.n == 10_000 and small.n == 1_000
         out.append(
             Target(
                 goal,
                 f"{per_big * 1000:.2f} ms vs {per_small * 1000:.2f} ms = {per_big / per_small:.2f} ×",
-                f"N={big.n:,} vs N={small.n:,}" + ("" if stated else " (stated for 10,000 vs 1,000)"),
+                _pair_at(big, small),
                 _verdict(per_big <= 1.2 * per_small),
             )
         )
+    out.append(_growth(big, small, startup))
     return out
+
+
+def _pair(results: Sequence[SizeResult]) -> tuple[SizeResult | None, SizeResult | None]:
+    """The two sizes a growth target compares: 10,000 and 1,000 documents where both were built
+    cold, else the largest and the next below it."""
+    ok = sorted((r for r in results if r.cold_ok and r.documents), key=lambda r: r.n)
+    big = next((r for r in ok if r.n == 10_000), ok[-1] if ok else None)
+    small = next((r for r in ok if r.n == 1_000 and big is not None and r.n < big.n), None)
+    if small is None and big is not None:
+        small = next((r for r in reversed(ok) if r.n < big.n), None)
+    return big, small
+
+
+def _pair_at(big: SizeResult, small: SizeResult) -> str:
+    stated = big.n == 10_000 and small.n == 1_000
+    return f"N={big.n:,} vs N={small.n:,}" + ("" if stated else " (stated for 10,000 vs 1,000)")
+
+
+def _growth(big: SizeResult | None, small: SizeResult | None, startup: Run | None) -> Target:
+    """Peak RSS growing no faster than linearly: the memory each document adds, above what a
+    build of no documents holds (start-up's peak, or none where it was not measured), is no
+    larger at the bigger size. Per document of the whole peak, the interpreter's and the
+    libraries' memory would pass almost any growth."""
+    goal = "peak RSS grows no faster than linearly (MB per document above start-up)"
+    if big is None or small is None:
+        return Target(goal, "–", "needs two sizes", "not measured")
+    peaks = [r.record()["max_peak_rss_bytes"] for r in (big, small)]
+    base = startup.peak_rss_bytes if startup is not None and startup.ok else 0
+    per_big, per_small = ((peak - base) / MB / r.documents for peak, r in zip(peaks, (big, small), strict=True))
+    measured = f"{per_big:.3f} MB vs {per_small:.3f} MB"
+    if per_small > 0:
+        measured += f" = {per_big / per_small:.2f} ×"
+    return Target(goal, measured, _pair_at(big, small), _verdict(per_big <= per_small))
 
 
 # ------------------------------------------------------------------------------ report
@@ -858,7 +888,7 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
     if startup is not None and startup.ok:
         lines += ["", f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s."]
     lines += ["", "## Targets", "", "| target | measured | at | result |", "|---|---:|---|---|"]
-    lines += [f"| {t.goal} | {t.measured} | {t.at} | **{t.result}** |" for t in targets(results)]
+    lines += [f"| {t.goal} | {t.measured} | {t.at} | **{t.result}** |" for t in targets(results, startup)]
     written = outputs_section(results, info)
     if written:
         lines += ["", "## What a changed build writes again", "", *written]
@@ -954,7 +984,7 @@ def results_json(
         "startup_steps_s": dict(startup.steps) if startup is not None and startup.ok else None,
         "columns": list(COLUMNS),
         "results": [r.record() for r in results],
-        "targets": [asdict(t) for t in targets(results)],
+        "targets": [asdict(t) for t in targets(results, startup)],
     }
 
 

@@ -348,3 +348,44 @@ def test_the_least_a_changed_build_takes_is_its_start_up_and_its_outputs_shared_
     assert "## What a changed build writes again" in rendered and "takes at least 4.00 s" in rendered
     recorded = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC")["results"][0]
     assert recorded["outputs_cpu_s"] == result.outputs and recorded["one_value_rewrote"] == list(result.rewritten)
+
+
+def _sized(n: int, peak_mb: float, seconds: float = 1.0) -> bench.SizeResult:
+    result = bench.SizeResult(n, documents=n, corpus_bytes=n * 2_500, floor_seconds=seconds / 2)
+    result.cold = bench.Run(seconds, seconds, int(peak_mb * bench.MB), 0, "")
+    return result
+
+
+@pytest.mark.parametrize(
+    ("peaks", "startup_mb", "measured", "at", "result"),
+    [
+        # The 2c34bd7 run's peaks (bench/results.md): 279 MB at 1,000 and 947 MB at 10,000, above
+        # the 119 MB a build held once its imports were done: 0.083 MB a document against 0.160.
+        ({1_000: 279, 10_000: 947}, 119, "0.083 MB vs 0.160 MB = 0.52 ×", "N=10,000 vs N=1,000", "met"),
+        # Without start-up's peak the whole peak is divided: the base would hide any growth.
+        ({1_000: 279, 10_000: 947}, None, "0.095 MB vs 0.279 MB = 0.34 ×", "N=10,000 vs N=1,000", "met"),
+        # Each document holding twice as much at ten times the documents: faster than linear.
+        ({1_000: 219, 10_000: 2_119}, 119, "0.200 MB vs 0.100 MB = 2.00 ×", "N=10,000 vs N=1,000", "missed"),
+        (
+            {100: 150, 1_000: 400},
+            119,
+            "0.281 MB vs 0.310 MB = 0.91 ×",
+            "N=1,000 vs N=100 (stated for 10,000 vs 1,000)",
+            "met",
+        ),
+        ({10_000: 947}, 119, "–", "needs two sizes", "not measured"),
+    ],
+)
+def test_memory_is_judged_by_what_each_document_adds_above_start_up(
+    peaks: dict[int, float], startup_mb: float | None, measured: str, at: str, result: str
+) -> None:
+    startup = None if startup_mb is None else bench.Run(0.8, 0.8, int(startup_mb * bench.MB), 0, "")
+    results = [_sized(n, peak) for n, peak in peaks.items()]
+    target = next(t for t in bench.targets(results, startup) if t.goal.startswith("peak RSS grows"))
+    assert (target.measured, target.at, target.result) == (measured, at, result)
+
+
+def test_per_document_time_compares_ten_thousand_with_one_thousand() -> None:
+    results = [_sized(100, 150, 1.3), _sized(1_000, 279, 4.02), _sized(10_000, 947, 24.85)]
+    target = next(t for t in bench.targets(results) if t.goal.startswith("per-document time"))
+    assert (target.measured, target.at, target.result) == ("2.49 ms vs 4.02 ms = 0.62 ×", "N=10,000 vs N=1,000", "met")
