@@ -886,7 +886,11 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
     if failures:
         lines += ["", "Failures:", ""] + [f"- N={n:,}: {e}" for n, e in failures]
     if startup is not None and startup.ok:
-        lines += ["", f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s."]
+        lines += [
+            "",
+            f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s, "
+            f"peak RSS {startup.peak_rss_bytes / MB:,.0f} MB.",
+        ]
     lines += ["", "## Targets", "", "| target | measured | at | result |", "|---|---:|---|---|"]
     lines += [f"| {t.goal} | {t.measured} | {t.at} | **{t.result}** |" for t in targets(results, startup)]
     written = outputs_section(results, info)
@@ -982,6 +986,7 @@ def results_json(
         "machine": info,
         "startup_s": startup.seconds if startup is not None and startup.ok else None,
         "startup_steps_s": dict(startup.steps) if startup is not None and startup.ok else None,
+        "startup_peak_rss_mb": startup.peak_rss_bytes / MB if startup is not None and startup.ok else None,
         "columns": list(COLUMNS),
         "results": [r.record() for r in results],
         "targets": [asdict(t) for t in targets(results, startup)],

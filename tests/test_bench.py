@@ -141,7 +141,9 @@ def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> Non
     result = bench.SizeResult(5, documents=5, corpus_bytes=1000, floor_seconds=0.01)
     result.cold = bench.Run(2.0, 1.5, 1024, 0, "", (("survey", 0.1), ("read and extract", 0.7), ("reconcile", 0.9)))
     text = bench.render_markdown([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
-    assert f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s." in text
+    peak = f"{startup.peak_rss_bytes / bench.MB:,.0f} MB"
+    assert f"Start-up (a build of an empty sources folder): {startup.seconds:.2f} s, peak RSS {peak}." in text
+    assert startup.peak_rss_bytes > 10 * bench.MB  # an interpreter with pandas and pyarrow loaded
     rows = text.split("## Where the time goes\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert rows[0] == "| step | start-up s | cold 5 s |"
     # The start-up build's read step is shown as it was timed. How long it takes is the
@@ -151,6 +153,7 @@ def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> Non
     assert "| interpreter start and exit | " in "\n".join(rows) and rows[-1].endswith("| **2.000** |")
     data = bench.results_json([result], bench.machine(), "2000-01-01 00:00 UTC", startup)
     assert data["startup_s"] == startup.seconds
+    assert data["startup_peak_rss_mb"] == startup.peak_rss_bytes / bench.MB
     assert data["results"][0]["cold_steps_s"] == {"survey": 0.1, "read and extract": 0.7, "reconcile": 0.9}
 
 
