@@ -1092,7 +1092,8 @@ def _check(
     entity, attribute = key
     floor = know.attributes[attribute].min_per_vcpu if attribute in know.attributes else None
     vcpus = facts.get((entity, "vcpus")) if floor else None
-    if attribute not in _CHECKED and not (vcpus and vcpus.value_number) and not _series_votes(facts, by_key, key):
+    series_votes = _series_votes(facts, by_key, key)
+    if attribute not in _CHECKED and not (vcpus and vcpus.value_number) and not series_votes:
         return  # nothing to set its votes against: a third of the keys (10,000 documents)
     # What every vote of the key is set against, looked up once.
     size = parse_size(entity) if attribute == "vcpus" else None
@@ -1176,7 +1177,7 @@ def _check(
         # range that leaves the size out does not make that count wrong.
         name_settles = attribute == "vcpus" and named is not None and abs((c.value_number or 0) - named) < 1e-9
         if v.inherited_from is None and c.value_number is not None and c.entity_kind == "size" and not name_settles:
-            failed.extend(_series_check(facts, by_key, entity, attribute, c.value_number, model_fact, know))
+            failed.extend(_series_check(series_votes, attribute, c.value_number, model_fact, know))
         if failed and v.shared:  # this key's own copy (`_inherit`)
             v = votes[i] = replace(v, failed=[], shared=False)
         for message in failed:
@@ -1186,9 +1187,7 @@ def _check(
 
 
 def _series_check(
-    facts: Mapping[tuple[str, str], Fact],
-    by_key: Mapping[tuple[str, str], list[_Vote]],
-    entity: str,
+    series_votes: Sequence[_Vote],
     attribute: str,
     value: float,
     model_fact: Fact | None,
@@ -1196,10 +1195,11 @@ def _series_check(
 ) -> list[str]:
     """A number a size states must lie within what an official page states for its series:
     its range (`6 - 24 vCPUs`), or its one value (`16 Disks`) when the series states one. A
-    GPU count may be counted in cards of a model with several GPUs per card."""
+    GPU count may be counted in cards of a model with several GPUs per card. `series_votes` are
+    the series' votes for `attribute` (`_series_votes`), looked up once for all the key's votes."""
     model = know.gpu(model_fact.value_text or "") if model_fact and attribute == "gpu_count" else None
     scales = (1.0, float(model.gpus_per_board)) if model else (1.0,)
-    for r in _series_votes(facts, by_key, (entity, attribute)):
+    for r in series_votes:
         rc = r.claim
         if r.source_kind != "official_spec" or rc.range_min is None or rc.range_max is None:
             continue
