@@ -47,6 +47,8 @@ class Attribute:
     min_per_vcpu: float | None = None
     allowed: tuple[str, ...] = ()
     derived_from: tuple[str, ...] = ()
+    check: str | None = None
+    """The physical check's name where the value is the product of its `derived_from` (`gpu_total`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,27 @@ class CpuVendor:
 
 
 @dataclass(frozen=True, slots=True)
+class FeatureLetter:
+    """A lowercase letter of the size naming convention (naming.toml) and what it says."""
+
+    letter: str
+    meaning: str
+    attribute: str | None = None
+    value: str | bool | None = None
+    absent_denies: bool = False
+    """A name without the letter says the attribute does not have `value`."""
+
+    def contradicts(self, features: str, attribute: str, value: str | bool | None) -> bool:
+        """Whether a name with `features` says the attribute cannot have `value`: it has the
+        letter and the value is another, or it lacks the letter that the value needs."""
+        if attribute != self.attribute or value is None:
+            return False
+        if self.letter in features:
+            return value != self.value
+        return self.absent_denies and value == self.value
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogFormat:
     """A kind of machine-made catalog file (catalogs.toml): how to recognise it and read it."""
 
@@ -171,6 +194,7 @@ class Knowledge:
     cpu_re: re.Pattern[str]
     catalog_formats: tuple[CatalogFormat, ...] = ()
     catalog_fields: Mapping[str, CatalogField] = field(default_factory=dict)
+    letters: tuple[FeatureLetter, ...] = ()
     _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _phrase_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -329,6 +353,7 @@ def load() -> Knowledge:
             min_per_vcpu=a.get("min_per_vcpu"),
             allowed=tuple(a.get("allowed", ())),
             derived_from=tuple(a.get("derived_from", ())),
+            check=a.get("check"),
         )
         for name, a in _table("attributes.toml")["attribute"].items()
     }
@@ -437,7 +462,18 @@ def load() -> Knowledge:
         )
         for name, f in catalogs["field"].items()
     }
+    letters = tuple(
+        FeatureLetter(
+            letter=letter,
+            meaning=f["meaning"],
+            attribute=f.get("attribute"),
+            value=f.get("value"),
+            absent_denies=bool(f.get("absent_denies")),
+        )
+        for letter, f in _table("naming.toml")["letter"].items()
+    )
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
+    named += [f.attribute for f in letters if f.attribute]
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
     named += [a for p in parts for u in p.qualified.values() for a in u.values()]
@@ -463,6 +499,7 @@ def load() -> Knowledge:
         cpu_re=cpu_re,
         catalog_formats=catalog_formats,
         catalog_fields=catalog_fields,
+        letters=letters,
     )
 
 

@@ -11,6 +11,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from pipeline.knowledge import load
 from pipeline.records import compact
 
 # Compiled once, as `normalize`'s are: a pattern given as text is looked up in `re`'s cache
@@ -36,21 +37,8 @@ _SIZE_RE = re.compile(
     re.VERBOSE,
 )
 
-FEATURE_LETTERS = {
-    "a": "AMD processor",
-    "b": "block storage performance",
-    "c": "confidential",
-    "d": "local temp disk",
-    "i": "isolated size",
-    "l": "low memory",
-    "m": "memory intensive",
-    "p": "ARM processor",
-    "r": "RDMA capable",
-    "s": "premium storage capable",
-    "t": "tiny memory",
-    "e": "encrypted",
-}
-"""The lowercase additive features of the Azure naming convention."""
+FEATURE_LETTERS = {f.letter: f.meaning for f in load().letters}
+"""The lowercase additive features of the Azure naming convention (naming.toml)."""
 
 
 @compact
