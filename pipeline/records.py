@@ -16,6 +16,9 @@ from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
 Severity = Literal["error", "warning", "info"]
+BASES = ("stated", "computed", "inherited", "sibling", "name")
+"""What a fact's value may rest on (`reconcile.Fact.basis`): the first two, a document states for
+the entity; the others the pipeline infers (from its series, a sibling size, its name)."""
 EntityKind = Literal["size", "series"]
 R = TypeVar("R")
 
@@ -292,7 +295,8 @@ class BuildResult:
     tables: dict[str, int] = field(default_factory=dict)
     facts: tuple[Any, ...] = ()
     conflicts: tuple[Any, ...] = ()
-    links: tuple[Any, ...] = ()
+    names: tuple[Any, ...] = ()
+    """The names that stand for another size (`pipeline.stages.aliases.Alias`)."""
     up_to_date: bool = False
     """True when nothing had changed and `out` was left as it was: `tables` and `diagnostics`
     are then read back from `out`."""

@@ -93,7 +93,37 @@ def test_every_row_is_a_price_with_its_region_and_line() -> None:
     priced = [row for row in rows if row["Price"] or row["SpotPrice"]]
     assert len(ex.prices) == len(priced) < len(rows)
     [eastus] = [p for p in ex.prices if p.size == "Standard_ND96isr_H100_v5" and p.region == "eastus"]
-    assert (eastus.line, eastus.on_demand, eastus.spot, eastus.os) == (124, 98.32, 98.32, "Linux")
+    # line 124: Standard_ND96isr_H100_v5,H100,12,96.0,1900,H100,98.32,98.32,eastus,V2
+    assert (eastus.line, eastus.on_demand, eastus.spot, eastus.os) == (124, 98.32, None, "Linux")
+    [westus2] = [p for p in ex.prices if p.size == "Standard_NV12s_v3" and p.region == "westus2"]
+    # line 145: Standard_NV12s_v3,M60,1,12.0,112,M60,1.14,0.126084,westus2,"V1,V2"
+    assert (westus2.line, westus2.on_demand, westus2.spot) == (145, 1.14, 0.126084)
+
+
+@pytest.mark.parametrize(
+    ("row", "spot", "said"),
+    [
+        # v6 line 124: the same number in both price columns is no spot price
+        (
+            "Standard_ND96isr_H100_v5,H100,12,96.0,1900,H100,98.32,98.32,eastus,V2",
+            None,
+            "Standard_ND96isr_H100_v5 in eastus: the spot price 98.32 is the on-demand price; no spot price is taken",
+        ),
+        # v6 line 145: a spot price below on demand stands
+        ("Standard_NV12s_v3,M60,1,12.0,112,M60,1.14,0.126084,westus2,V1", 0.126084, None),
+    ],
+)
+def test_a_spot_price_equal_to_the_on_demand_price_is_no_spot_price(
+    row: str, spot: float | None, said: str | None
+) -> None:
+    header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,Generation"
+    doc, _ = parse_bytes("catalogs/vms.csv", f"{header}\n{row}\n".encode())
+    assert doc is not None
+    ex = extract_catalog(doc)
+    [price] = ex.prices
+    assert price.spot == spot
+    found = [(d.code, d.line, d.message) for d in ex.diagnostics]
+    assert found == ([("spot-equals-on-demand", 2, said)] if said else [])
 
 
 def test_list_skus_capabilities_point_at_their_own_lines() -> None:

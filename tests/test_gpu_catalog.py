@@ -111,7 +111,7 @@ TABLE_SIZES: dict[str, list[str]] = {
     "NDv2": ["ND40rs_v2"],  # ndv2-series.md:41
     "ND A100 v4": ["ND96asr_v4"],  # ndasra100v4-series.md:31
     "NDm_A100_v4": ["ND96amsr_A100_v4"],  # ndma100v4-series.md:41
-    "ND H100 v5": ["ND96isr_H100_v5", "ND96isr_v5"],  # ndh100v5-series.md:52, azure-docs nd-h100-v5-series.md:51
+    "ND H100 v5": ["ND96isr_H100_v5"],  # ndh100v5-series.md:52
     "ND H200 v5": ["ND96isr_H200_v5"],  # nd-h200-v5-series.md:36
     "ND MI300X v5": ["ND96isr_MI300X_v5"],  # ndmi300xv5-series.md:31
     "ND GB200 v6": ["ND128isr_NDR_GB200_v6"],  # nd-gb200-v6-series.md:31
@@ -152,9 +152,28 @@ NAMED_IN_TEXT: dict[str, tuple[str, str]] = {
     "NV32ahs_v4": ("NVv4", "the NVv4 retirement page"),
 }
 
-# Sizes only the third-party seeds list (seeds/thirdparty-azure-nd-series.txt:55-57,
-# seeds/thirdparty-azure-ng-series.txt:47-49); no official page gives them a value.
-THIRD_PARTY_ONLY = ["ND6", "ND12", "ND24", "NG8", "NG16", "NG32"]
+# Sizes only a comparison table names: n-series-migration.md:52-55 "Standard_NC6 <br> Standard_NC6_Promo"
+# under "### NC-Series VMs featuring NVIDIA K80 GPUs" (line 39).
+NAMED_IN_LISTS: dict[str, tuple[str, str]] = {
+    name: ("NC", "the migration guide's comparison table")
+    for name in ("NC6_Promo", "NC12_Promo", "NC24_Promo", "NC24r_Promo")
+}
+
+# Names that stand for another size, which the size tables (and the migration guide's table) write:
+# the third-party seeds' short names (seeds/thirdparty-azure-nd-series.txt:55-57,
+# seeds/thirdparty-azure-ng-series.txt:47-49), the older ND H100 v5 page's name without the GPU
+# (azure-docs nd-h100-v5-series.md:51), and the migration guide's ND rows (n-series-migration.md:76-79).
+NAMES: dict[str, str] = {
+    "ND6": "ND6s",
+    "ND12": "ND12s",
+    "ND24": "ND24s",
+    "NG8": "NG8ads_V620_v1",
+    "NG16": "NG16ads_V620_v1",
+    "NG32": "NG32ads_V620_v1",
+    "ND96isr_v5": "ND96isr_H100_v5",
+    "ND24r": "ND24rs",
+}
+IN_TABLES_AS_NAMES = ["ND6", "ND12", "ND24", "NG8", "NG16", "NG32", "ND96isr_v5"]
 
 # The NP sizes carry FPGAs, not GPUs: n-series-migration.md:88 "The NP-series VMs are powered by
 # AMD Xilinx Alveo U250 FPGAs".
@@ -162,7 +181,8 @@ NOT_GPU = {"Standard_NP10s", "Standard_NP20s", "Standard_NP40s"}
 
 OFFICIAL_TABLE = {f"Standard_{n}": series for series, names in TABLE_SIZES.items() for n in names}
 IN_TEXT = {f"Standard_{n}": series for n, (series, _where) in NAMED_IN_TEXT.items()}
-EVERY_SIZE = {*OFFICIAL_TABLE, *IN_TEXT, *(f"Standard_{n}" for n in THIRD_PARTY_ONLY)}
+IN_LISTS = {f"Standard_{n}": series for n, (series, _where) in NAMED_IN_LISTS.items()}
+EVERY_SIZE = {*OFFICIAL_TABLE, *IN_TEXT, *IN_LISTS}
 
 SUBJECT_HEADERS = {"size", "size name", "instance type"}
 
@@ -206,31 +226,36 @@ def canonical(written: str) -> str:
 
 def test_the_hand_list_is_every_size_a_size_table_names() -> None:
     named = {canonical(cells[0]) for _doc, _line, _head, rows in size_tables() for _ln, cells in rows if cells[0]}
-    assert named == {*OFFICIAL_TABLE, *(f"Standard_{n}" for n in THIRD_PARTY_ONLY)}
+    assert named == {*OFFICIAL_TABLE, *(f"Standard_{n}" for n in IN_TABLES_AS_NAMES)}
 
 
-def test_every_size_a_size_table_names_is_in_vm_sizes(sizes: pd.DataFrame) -> None:
+def test_every_name_a_size_table_writes_is_a_row_of_vm_sizes_or_of_names(
+    result: BuildResult, sizes: pd.DataFrame
+) -> None:
     named = {canonical(cells[0]) for _doc, _line, _head, rows in size_tables() for _ln, cells in rows if cells[0]}
-    assert named - set(sizes.index) == set()
+    means = {a.name: a.size for a in result.names}
+    assert means == {f"Standard_{n}": f"Standard_{size}" for n, size in NAMES.items()}
+    assert {means.get(name, name) for name in named} <= set(sizes.index)
+    assert not set(means) & set(sizes.index)
 
 
 def test_the_sizes_the_pages_name_are_exactly_the_hand_list_and_all_in_vm_sizes(
     result: BuildResult, sizes: pd.DataFrame
 ) -> None:
-    assert len(EVERY_SIZE) == 92
+    assert len(EVERY_SIZE) == 89
     named = {c.entity for c in result.claims if c.entity_kind == "size" and c.document.startswith(PAGES)}
     assert named == EVERY_SIZE
     assert EVERY_SIZE - set(sizes.index) == set()
 
 
-@pytest.mark.parametrize(("size", "series"), sorted({**OFFICIAL_TABLE, **IN_TEXT}.items()))
+@pytest.mark.parametrize(("size", "series"), sorted({**OFFICIAL_TABLE, **IN_TEXT, **IN_LISTS}.items()))
 def test_each_official_size_is_in_its_series(sizes: pd.DataFrame, size: str, series: str) -> None:
     assert sizes.at[size, "series"] == series
 
 
 def test_at_least_80_sizes_have_gpus_and_every_one_names_its_model(sizes: pd.DataFrame) -> None:
     gpu_sizes = EVERY_SIZE - NOT_GPU
-    assert len(gpu_sizes) == 89
+    assert len(gpu_sizes) == 86
     models = sizes.loc[sorted(gpu_sizes), "gpu_model"]
     assert list(models[models.isna()].index) == []
     assert sizes.loc[sorted(NOT_GPU), "gpu_model"].isna().all()
@@ -245,6 +270,7 @@ _OLD_RTX = (
 )
 _NVV3_NOTE = "named only in the retirement sentence nvv3-series-retirement.md:19"
 _NVV4_NOTE = "named only in the retirement sentence nvv4-retirement.md:22"
+_PROMO = "named only in the migration guide's comparison table n-series-migration.md:52-55; the API catalogs count it"
 
 # GPU sizes whose GPU count no page of sources/ states, and why.
 COUNT_NOT_STATED: dict[str, str] = {
@@ -263,6 +289,10 @@ COUNT_NOT_STATED: dict[str, str] = {
     "Standard_NV8ahs_v4": _NVV4_NOTE,
     "Standard_NV16ahs_v4": _NVV4_NOTE,
     "Standard_NV32ahs_v4": _NVV4_NOTE,
+    "Standard_NC6_Promo": _PROMO,
+    "Standard_NC12_Promo": _PROMO,
+    "Standard_NC24_Promo": _PROMO,
+    "Standard_NC24r_Promo": _PROMO,
 }
 
 
@@ -275,7 +305,7 @@ def stated_by_a_page(result: BuildResult, attribute: str) -> set[str]:
         if c.attribute == attribute and c.method not in INFERRED and c.document.startswith(PAGES)
     ]
     series = {c.entity for c in stated if c.entity_kind == "series" and not c.is_range}
-    in_series = {size for size, name in {**OFFICIAL_TABLE, **IN_TEXT}.items() if name in series}
+    in_series = {size for size, name in {**OFFICIAL_TABLE, **IN_TEXT, **IN_LISTS}.items() if name in series}
     return {c.entity for c in stated if c.entity_kind == "size"} | in_series
 
 
@@ -286,7 +316,7 @@ def test_the_sizes_without_a_stated_gpu_count_are_exactly_the_listed_ones(result
 
 def test_every_gpu_size_whose_count_a_page_states_has_it(sizes: pd.DataFrame) -> None:
     stated = sorted(EVERY_SIZE - NOT_GPU - set(COUNT_NOT_STATED))
-    assert len(stated) == 74
+    assert len(stated) == 67
     counts = sizes.loc[stated, "gpu_count"]
     assert counts.notna().all(), list(counts[counts.isna()].index)
     assert (counts > 0).all()
@@ -310,7 +340,7 @@ def test_a_count_no_page_states_is_absent_or_a_low_confidence_inference(
 
 def test_gpu_count_times_memory_per_gpu_is_the_total(sizes: pd.DataFrame) -> None:
     full = sizes[["gpu_count", "gpu_memory_gib", "gpu_memory_total_gib"]].dropna()
-    assert len(full) >= 70
+    assert len(full) >= 65
     # The NDv2 note (azure-docs ndv2-series.md:27) gives ND40s_v2 "16 GB of per-GPU memory" and no
     # total: a total is never taken from a sibling (ND40rs_v2's 8 x 32 GiB), whose memory differs.
     nd40s = sizes.loc["Standard_ND40s_v2"]
@@ -333,7 +363,7 @@ NVV4_IN_TEXT = ["NV4ahs_v4", "NV8ahs_v4", "NV16ahs_v4", "NV32ahs_v4"]
 RETIREMENTS: list[tuple[str, dt.date, str, list[str]]] = [
     # n-series-migration.md:18 (2023-02-27) "The first group of GPU products to be retired in Azure are the
     # original NC, NC v2 and ND-series VMs ... These products will be retired on August 31st 2023"
-    ("NC", dt.date(2023, 8, 31), "retired", TABLE_SIZES["NC"]),
+    ("NC", dt.date(2023, 8, 31), "retired", [*TABLE_SIZES["NC"], *NAMED_IN_LISTS]),
     ("NC v2", dt.date(2023, 8, 31), "retired", TABLE_SIZES["NC v2"]),
     # gpu-accelerated/nd-series.md:17 (2024-07-31) "The ND-series has retired as of September 6th, 2023";
     # nd-series-retirement.md:16 "we're retiring our ND GPU VM sizes, powered by NVIDIA Tesla P40 GPUs on
@@ -927,37 +957,40 @@ def test_the_garbled_page_is_noted_as_a_repeat_of_the_nvadsa10v5_page(result: Bu
 
 
 # n-series-migration.md: comparison-table rows ("| Current VM Size | Target VM Size | ... |") naming
-# sizes no page gives a value for.
-NOT_BUILT = [
+# sizes no size table lists, under the heading of their series.
+LISTED = [
     # 52: Standard_NC6 <br> Standard_NC6_Promo | Standard_NC4as_T4_v3 <br>or<br>Standard_NC8as_T4 | ...
-    (52, "Standard_NC6_Promo"),
+    # under 39: "### NC-Series VMs featuring NVIDIA K80 GPUs"
+    (52, "Standard_NC6_Promo", "NC"),
     # 53: | Standard_NC12<br>Standard_NC12_Promo | Standard_NC16as_T4_v3 | ...
-    (53, "Standard_NC12_Promo"),
+    (53, "Standard_NC12_Promo", "NC"),
     # 54: | Standard_NC24<br>Standard_NC24_Promo | Standard_NC64as_T4_v3* | ...
-    (54, "Standard_NC24_Promo"),
+    (54, "Standard_NC24_Promo", "NC"),
     # 55: | Standard_NC24r<br>Standard_NC24r_Promo | Standard_NC64as_T4_v3* | ...
-    (55, "Standard_NC24r_Promo"),
-    # 79: | Standard_ND24r |Standard_ND96amsr_A100_v4 | ...   (the ND page's size is ND24rs)
-    (79, "Standard_ND24r"),
+    (55, "Standard_NC24r_Promo", "NC"),
 ]
 
 
-@pytest.mark.parametrize(("line", "size"), NOT_BUILT, ids=[size for _, size in NOT_BUILT])
-def test_a_comparison_row_naming_a_size_no_page_describes_is_size_not_built(
-    result: BuildResult, sizes: pd.DataFrame, line: int, size: str
+@pytest.mark.parametrize(("line", "size", "series"), LISTED, ids=[size for _, size, _ in LISTED])
+def test_a_comparison_row_places_its_size_in_the_series_of_its_heading(
+    result: BuildResult, sizes: pd.DataFrame, line: int, size: str, series: str
 ) -> None:
-    assert not [c for c in result.claims if c.entity == size and c.document.startswith(PAGES)]
-    found = [d for d in result.diagnostics if d.code == "size_not_built" and (d.document, d.line) == (MIGRATION, line)]
-    if size in sizes.index:
-        # Another kind of source (not a page) describes it: it is built from that source alone.
-        assert found == [] and {c.document for c in result.claims if c.entity == size}
-    else:
-        assert [(d.severity, f"'{size}'" in d.message) for d in found] == [("warning", True)]
+    [placed] = [c for c in result.claims if c.entity == size and c.document == MIGRATION and c.method == "mention"]
+    assert (placed.line, placed.attribute, placed.value_text) == (line, "series", series)
+    assert "under the heading 'NC-Series VMs featuring NVIDIA K80 GPUs'" in str(placed.interpretation)
+    assert (sizes.at[size, "series"], sizes.at[size, "found_in"]) == (series, "docs and API")
 
 
-def test_size_not_built_is_reported_only_for_the_comparison_rows(result: BuildResult) -> None:
-    found = {(d.document, d.line) for d in result.diagnostics if d.code == "size_not_built"}
-    assert found and found <= {(MIGRATION, line) for line, _ in NOT_BUILT}
+def test_the_migration_guide_nd24r_is_another_name_of_nd24rs(result: BuildResult, sizes: pd.DataFrame) -> None:
+    """79: "| Standard_ND24r |Standard_ND96amsr_A100_v4 | ..." under "### ND-Series VMs featuring NVIDIA Tesla
+    P40 GPUs": the ND page's sizes are ND6s, ND12s, ND24s and ND24rs (gpu-accelerated/nd-series.md:35-38)."""
+    [name] = [a for a in result.names if a.name == "Standard_ND24r"]
+    assert (name.size, name.certain, name.uses) == ("Standard_ND24rs", False, ((MIGRATION, 79),))
+    assert "Standard_ND24r" not in sizes.index
+
+
+def test_no_comparison_row_is_left_unbuilt(result: BuildResult) -> None:
+    assert [d for d in result.diagnostics if d.code == "size_not_built"] == []
 
 
 def test_every_size_table_column_with_values_is_read_or_reported(result: BuildResult) -> None:

@@ -189,6 +189,20 @@ def _price(
 
     on_demand, spot = number(fmt.price), number(fmt.spot_price)
     region = cells[index[fmt.region]].strip() if fmt.region and fmt.region in index else None
+    if spot is not None and spot == on_demand:
+        # A spot price is a discount on demand that Azure may take back: the same number in both
+        # columns is the catalog filling a price it did not have, not a spot price.
+        found.diagnostics.append(
+            Diagnostic(
+                "info",
+                "spot-equals-on-demand",
+                found.doc.path,
+                line,
+                f"{size} in {region or 'a region'}: the spot price {spot:g} is the on-demand price; "
+                "no spot price is taken",
+            )
+        )
+        spot = None
     if on_demand is not None or spot is not None:
         found.prices.append(Price(found.doc.path, line, size, region, fmt.os, on_demand, spot))
 

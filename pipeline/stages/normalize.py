@@ -553,11 +553,7 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
         if st.method == "table" and st.table_index is not None and st.row_index is not None:
             rows[(st.table_index, st.row_index)].append(st)
         elif st.method == "mention":
-            for written in st.parts or (st.raw_text,):
-                size = parse_size(written)
-                ctx.mentions.append(
-                    Mention(st.document, st.line, written, size.canonical if size else None, "comparison")
-                )
+            _mention(ctx, st)
         elif st.method == "part_table":
             _part(ctx, fam, st)
         elif st.method in ("key_value", "feature_table"):
@@ -583,6 +579,22 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
                 f"{len(unmapped_keys)} 'key: value' statement(s) name no known attribute: {shown}",
             )
         )
+
+
+def _mention(ctx: _Context, st: Statement) -> None:
+    """The sizes a comparison table's row names (`Standard_NC6 <br> Standard_NC6_Promo`): each a
+    mention, and where the heading above names a series the size can belong to, the size's
+    series, as the list places it (the migration guide's `NC-Series VMs featuring NVIDIA K80
+    GPUs` puts `Standard_NC6_Promo` in NC): a size no size table lists gets its series so."""
+    series = ctx.series.canonical(st.context)
+    for written in st.parts or (st.raw_text,):
+        size = parse_size(written)
+        ctx.mentions.append(Mention(st.document, st.line, written, size.canonical if size else None, "comparison"))
+        if size and series and st.context and member_of(size, st.context):
+            where = replace(st, raw_text=written, subject=written, subject_as_written=written)
+            heading = st.section.rsplit(" > ", 1)[-1] or st.context
+            why = f"a row of a table comparing it with other sizes, under the heading {heading!r} (series {series})"
+            _emit(ctx, where, size.canonical, "size", _Value("series", text=series, interpretation=why))
 
 
 def _size_entity(ctx: _Context, st: Statement, table: str = "spec") -> str | None:

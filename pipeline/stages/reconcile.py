@@ -2,10 +2,11 @@
 
 Evidence comes from documents (fixed authority tiers, newer over older within a tier),
 from the size names themselves (the naming convention, a separate weaker voice) and from
-the series a size belongs to (inherited unless the size says otherwise). Physical checks
-(count x per-GPU = total, a GPU model's memory sizes, vCPUs in the name) lower the weight
-of the claims that fail them. Entities no official document names are kept apart,
-marked unverified and linked to the closest official size.
+the series a size belongs to (inherited unless the size or its name says otherwise). Physical
+checks (count x per-GPU = total, a GPU model's memory sizes, vCPUs in the name) lower the weight
+of the claims that fail them. Entities no official document names, and the sizes only a
+superseded version of a page lists (`pipeline.stages.aliases`), are kept apart: unverified, and
+given nothing of their series. Every fact says what its value rests on (`Fact.basis`).
 """
 
 from __future__ import annotations
@@ -13,21 +14,20 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import heapq
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import Any
 
 from pipeline import knowledge
 from pipeline.knowledge import Knowledge
-from pipeline.knowledge.names import SizeName, parse_size
+from pipeline.knowledge.names import SizeName, member_of, parse_size, series_parts
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
 from pipeline.knowledge.values import close, format_number, same_value, twin_values
-from pipeline.records import Claim, compact, twin_of, values_of
+from pipeline.records import Claim, Diagnostic, Mention, compact, twin_of, values_of
 from pipeline.stages.calibrate import Evidence, Model
 from pipeline.stages.calibrate import model as calibration
 
@@ -66,6 +66,12 @@ class Fact:
     line: int
     as_of: dt.date | None
     inherited_from: str | None
+    basis: str
+    """What the value rests on (`BASES`): `stated` for the entity itself, `computed` from values
+    stated for it, or inferred: `inherited` from its series, copied from a `sibling` size, or
+    read from its `name`."""
+    basis_from: str | None
+    """The series a value is inherited from, or the sibling it is copied from."""
     checks_failed: tuple[str, ...]
     stale: bool = False
     evidence: Evidence | None = None
@@ -93,20 +99,9 @@ class Conflict:
 
 @compact
 @dataclass(frozen=True, slots=True)
-class Link:
-    """An entity no official document names, tied to the official size it most likely is."""
-
-    entity: str
-    linked_to: str
-    evidence: str
-
-
-@compact
-@dataclass(frozen=True, slots=True)
 class Reconciled:
     facts: tuple[Fact, ...]
     conflicts: tuple[Conflict, ...]
-    links: tuple[Link, ...]
     name_claims: tuple[Claim, ...]
     checks: Mapping[str, tuple[str, ...]]
     checked_at: Mapping[str, tuple[int, tuple[str, str]]] = field(default_factory=dict)
@@ -173,7 +168,8 @@ class Plan:
     follows: Mapping[str, bool]
     name_claims: list[Claim]
     rules: Mapping[tuple[str, str], float]
-    suspects: Mapping[str, tuple[str, str]]
+    unverified: Mapping[str, str]
+    """The sizes an official page names that are not current (`pipeline.stages.aliases.superseded`), each with why."""
     official: set[str]
     by_key: dict[tuple[str, str], list[_Vote]]
     """The votes of the keys every part reads (a series' values), from `plan`; `decide` adds
@@ -212,7 +208,7 @@ class Shape:
     kinds: dict[str, str]
     follows: Mapping[str, bool]
     official: set[str]
-    suspects: Mapping[str, tuple[str, str]]
+    unverified: Mapping[str, str]
     stale_after_days: int
     model: Model
 
@@ -225,18 +221,19 @@ def shape(
     *,
     stale_after_days: int = 730,
     calibration_model: Model | None = None,
-    suspects: Mapping[str, tuple[str, str]] | None = None,
+    unverified: Mapping[str, str] | None = None,
 ) -> Shape:
     """The entities of `claims` and of the claims the rules make (`rule_made`): each one's kind,
-    whether its name gives its vCPU count, whether an official page names it (a suspect name is
-    never official), with the suspects, the staleness limit and the confidence model."""
+    whether its name gives its vCPU count, whether an official page names it (a size `unverified`
+    names, one no current page lists, is never official), with those sizes, the staleness limit
+    and the confidence model."""
     name_claims = rule_made(names, siblings)
-    suspects = suspects or {}
+    unverified = unverified or {}
     documents = _official(sources)
-    official = {c.entity for c in claims if c.document in documents} - set(suspects)
+    official = {c.entity for c in claims if c.document in documents} - set(unverified)
     kinds: dict[str, str] = {c.entity: c.entity_kind for c in (*claims, *name_claims)}
     model = calibration_model or calibration()
-    return Shape(claims, name_claims, kinds, names.follows, official, suspects, stale_after_days, model)
+    return Shape(claims, name_claims, kinds, names.follows, official, unverified, stale_after_days, model)
 
 
 def plan(
@@ -246,7 +243,7 @@ def plan(
     stale_after_days: int = 730,
     *,
     calibration_model: Model | None = None,
-    suspects: Mapping[str, tuple[str, str]] | None = None,
+    unverified: Mapping[str, str] | None = None,
     names: NameRules | None = None,
     siblings: Siblings | None = None,
 ) -> Plan:
@@ -266,7 +263,7 @@ def plan(
         siblings,
         stale_after_days=stale_after_days,
         calibration_model=calibration_model,
-        suspects=suspects,
+        unverified=unverified,
     )
     rules = rule_agreement(claims, s.name_claims, sources) | siblings[1]
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
@@ -286,7 +283,7 @@ def plan(
         follows=s.follows,
         name_claims=s.name_claims,
         rules=rules,
-        suspects=s.suspects,
+        unverified=s.unverified,
         official=s.official,
         by_key=by_key,
         kinds=s.kinds,
@@ -459,26 +456,13 @@ def forget(p: Plan, decided: Decided, entities: Iterable[str]) -> None:
 
 def _groups(p: Plan | Shape) -> dict[str, str]:
     """Each entity's group: what finishing an entity reads of others is in its group. The sizes
-    of a family and vCPU count hold the official size an unverified one may be linked to and a
-    size's siblings, a suspect name goes with the size it most likely misspells, and the series
+    of a family and vCPU count hold a size's siblings (`_sibling_match`), and the series
     (decided in `plan`) and other entities that are not sizes are the group ""."""
     group: dict[str, str] = {}
     for entity, kind in p.kinds.items():
         size = parse_size(entity) if kind == "size" else None
         group[entity] = f"{size.family} {size.vcpus}" if size else entity if kind == "size" else ""
-    joined: dict[str, str] = {}
-
-    def root(g: str) -> str:
-        while joined.get(g, g) != g:
-            g = joined[g]
-        return g
-
-    for name, (target, _) in p.suspects.items():
-        if name in group and target in group:
-            a, b = root(group[name]), root(group[target])
-            if a != b:
-                joined[max(a, b)] = min(a, b)  # "" (the series and the like) stays a root
-    return {entity: root(g) for entity, g in group.items()}
+    return group
 
 
 def buckets(p: Plan | Shape, count: int) -> dict[str, int]:
@@ -494,12 +478,12 @@ def buckets(p: Plan | Shape, count: int) -> dict[str, int]:
 def reads(p: Plan | Shape) -> tuple[object, list[str], dict[str, tuple[object, ...]]]:
     """What deciding and finishing a bucket reads beside the claims of its entities and the
     documents they cite (the caller keys a bucket's decisions by all of it), but for the rules'
-    measured agreement (`rates_read`). Shared by every bucket: the suspects, the staleness
+    measured agreement (`rates_read`). Shared by every bucket: the sizes kept unverified, the staleness
     limit, the model, and the series, whose claims and documents every bucket reads as well (a
     size inherits and is checked against them), keyed by the caller as it keys an entity's. For
     each entity: its kind, whether the naming convention holds for it, whether an official
     page names it."""
-    shared = (sorted(p.suspects.items()), p.stale_after_days, p.model)
+    shared = (sorted(p.unverified.items()), p.stale_after_days, p.model)
     series = sorted(entity for entity, kind in p.kinds.items() if kind == "series")
     own: dict[str, tuple[object, ...]] = {
         entity: (entity, kind, p.follows.get(entity, True), entity in p.official) for entity, kind in p.kinds.items()
@@ -582,44 +566,38 @@ def reconcile(
     stale_after_days: int = 730,
     *,
     calibration_model: Model | None = None,
-    suspects: Mapping[str, tuple[str, str]] | None = None,
+    unverified: Mapping[str, str] | None = None,
 ) -> Reconciled:
-    """Facts, conflicts and links for every entity the claims mention.
+    """Facts and conflicts for every entity the claims mention.
 
     A fact whose newest support is more than `stale_after_days` older than the newest
     document about the same entity is flagged stale: a newer page says nothing about it.
-    `suspects` are size names that most likely misspell a known size (`pipeline.stages.aliases`):
-    each is unverified, whoever names it, and linked to the size it most likely means.
+    `unverified` are the sizes no current page lists (`pipeline.stages.aliases.superseded`), each
+    with why: unverified whoever names them, and given nothing of their series.
     In three steps: `plan` (the shared votes, the series decided), `decide` (every other key's
-    votes, checked and decided), `finish` (staleness, links, confidences); `divide` and `merge`
+    votes, checked and decided), `finish` (staleness, reasons, confidences); `divide` and `merge`
     let parts of the entities be decided and finished apart.
     """
-    p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, suspects=suspects)
+    p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, unverified=unverified)
     return finish(p, decide(p))
 
 
 def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) -> Reconciled:
-    """The facts, conflicts and links once every key (of `entities`, when given, as `decide`
+    """The facts and conflicts once every key (of `entities`, when given, as `decide`
     was given them) is decided. The facts are the plan's own, completed in place (`Plan.facts`):
     finish what `decide` decided once. A fact is as old as the newest dated claim it rests on;
     a rule-made claim (the naming convention, a sibling) has no date, as its vote has none."""
-    claims, sources, know, facts, suspects = p.claims, p.sources, p.know, p.facts, p.suspects
+    claims, sources, facts, unverified = p.claims, p.sources, p.facts, p.unverified
     conflicts, rivals = decided.conflicts, decided.rivals
 
     def ours(entity: str) -> bool:
         return entities is None or entity in entities
 
-    # A suspect name is linked to the size it most likely means, not to the nearest by letters.
-    links = [lk for lk in _links(p.kinds, p.official, facts, ours) if lk.entity not in suspects]
-    links = sorted(
-        links + [Link(e, *suspects[e]) for e in suspects if e in p.kinds and ours(e)], key=lambda lk: lk.entity
-    )
     ordered = sorted(key for key in facts if ours(key[0]))
-    conflicts.extend(_link_conflicts(links, facts, ordered, p.by_key, conflicts))
-    linked = {lk.entity: lk for lk in links}
     newest_doc: dict[str, tuple[dt.date, str]] = {}
     for c in claims if entities is None else _about(p, {key[0] for key in ordered}):
-        when = sources[c.document].as_of
+        # A list that only names the size (a comparison table's row) describes none of its values.
+        when = sources[c.document].as_of if c.method != "mention" else None
         if when and ours(c.entity) and (c.entity not in newest_doc or (when, c.document) > newest_doc[c.entity]):
             newest_doc[c.entity] = (when, c.document)
     # Only the attributes a resolved fact's rival is of are looked up (`_sibling_match`).
@@ -630,16 +608,8 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
     for key in ordered:
         fact = facts[key]
         reason = fact.reason
-        if fact.status == "unverified" and key[0] in suspects:
-            reason = (
-                f"{key[0]} most likely misspells {suspects[key[0]][0]} ({suspects[key[0]][1]}); "
-                + reason.split("; ", 1)[-1]
-            )
-        if fact.status == "unverified" and key[0] in linked:
-            lk = linked[key[0]]
-            other = facts.get((lk.linked_to, key[1]))
-            if other is not None and not same_value(fact, other, max(_tolerance(key[1], know), 1e-9)):
-                reason += f"; the linked official size {lk.linked_to} has {other.value}{_unit(other.unit)}"
+        if fact.status == "unverified" and key[0] in unverified:
+            reason = f"not current: {unverified[key[0]]}; " + reason.split("; ", 1)[-1]
         if fact.status == "resolved" and key in rivals:
             sibling = _sibling_match(key[0], key[1], rivals[key], siblings, facts)
             if sibling:
@@ -661,7 +631,7 @@ def finish(p: Plan, decided: Decided, entities: Container[str] | None = None) ->
         final.append(_finished(fact, reason[:1].upper() + reason[1:] + ".", stale, p.model, p.rules, confidences))
     conflicts.sort(key=_conflict_order)
     name_claims = tuple(p.name_claims) if entities is None else ()  # a part's are added by `merge`
-    return Reconciled(tuple(final), tuple(conflicts), tuple(links), name_claims, *last_checks(decided.failures))
+    return Reconciled(tuple(final), tuple(conflicts), name_claims, *last_checks(decided.failures))
 
 
 def _about(p: Plan, entities: Iterable[str]) -> list[Claim]:
@@ -686,7 +656,6 @@ def merge(p: Plan, parts: Sequence[Reconciled]) -> Reconciled:
     return Reconciled(
         tuple(sorted((f for part in parts for f in part.facts), key=lambda f: (f.entity, f.attribute))),
         tuple(sorted((c for part in parts for c in part.conflicts), key=_conflict_order)),
-        tuple(sorted((lk for part in parts for lk in part.links), key=lambda lk: lk.entity)),
         tuple(p.name_claims),
         checks,
         checked_at,
@@ -914,6 +883,7 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know:
                         raw_text=source.entity,
                         method=SIBLING,
                         entity=entity,
+                        name_as_written=None,
                         interpretation=(
                             f"{source.entity}, of the same series {home} with the same {vcpus} vCPUs, states "
                             f"{value}{_unit(source.unit)}; such sizes agree on {attribute} in "
@@ -927,20 +897,27 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know:
 @dataclass(frozen=True, slots=True)
 class NameRules:
     """What the size names say of their sizes (`_name_claims`), and for each size whether its
-    name gives its vCPU count (`name_vcpus_hold`)."""
+    name gives its vCPU count (`name_vcpus_hold`); a `size_without_series` diagnostic for each
+    size no document places in a series and whose name fits none."""
 
     follows: dict[str, bool]
     claims: list[Claim]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
 Siblings = tuple[list[Claim], dict[tuple[str, str], float]]
 """What `sibling_claims` gives: the claims a size takes from its siblings, and the rules' agreement."""
 
 
-def name_rules(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> NameRules:
-    """The claims the size names make (`NameRules`), from every claim."""
+def name_rules(
+    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge, mentions: Sequence[Mention] = ()
+) -> NameRules:
+    """The claims the size names make (`NameRules`), from every claim and the sizes official
+    comparison tables name (`mentions`): a size a list names and no document states a value for
+    is a size all the same, with what its name says."""
     follows = name_vcpus_hold(claims, sources)
-    return NameRules(follows, _name_claims(claims, sources, know, follows))
+    made, diagnostics = _name_claims(claims, sources, know, follows, mentions)
+    return NameRules(follows, made, diagnostics)
 
 
 def rule_made(names: NameRules, siblings: Siblings) -> list[Claim]:
@@ -950,25 +927,48 @@ def rule_made(names: NameRules, siblings: Siblings) -> list[Claim]:
 
 
 def _name_claims(
-    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge, follows: Mapping[str, bool]
-) -> list[Claim]:
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    know: Knowledge,
+    follows: Mapping[str, bool],
+    mentions: Sequence[Mention] = (),
+) -> tuple[list[Claim], list[Diagnostic]]:
     """What each size name says about its size, attributed to where the name is written; the
-    vCPU count only where the naming convention holds for its series (`name_vcpus_hold`)."""
+    vCPU count only where the naming convention holds for its series (`name_vcpus_hold`); the
+    series, for a size no document places in one, where the name fits exactly one series an
+    official page describes (`_series_by_name`), else a `size_without_series` diagnostic."""
     tier = tiers()
     rank = {path: tier[src.kind].rank for path, src in sources.items()}
-    # Each size's first claim by tier, document and line; of equals, the first in the claims' order.
-    first: dict[str, tuple[tuple[int, str, int], Claim]] = {}
+    official = _official(sources)
+    # Each size's first place by tier, document and line; of equals, the first in the claims' order.
+    first: dict[str, tuple[tuple[int, str, int], _Place]] = {}
+    placed: set[str] = set()
+    series: set[str] = set()
     for c in claims:
         if c.entity_kind == "size":
             at = (rank[c.document], c.document, c.line)
             if (held := first.get(c.entity)) is None or at < held[0]:
-                first[c.entity] = (at, c)
-    out = []
+                first[c.entity] = (at, _Place(c.document, c.line, c.section, c.table_index, c.row_index))
+            if c.attribute == "series" and c.method not in (NAME_CONVENTION, SIBLING):
+                placed.add(c.entity)
+        elif c.document in official:
+            series.add(c.entity)
+    for m in mentions:
+        if m.size and m.document in official and m.size not in first:
+            first[m.size] = ((rank[m.document], m.document, m.line), _Place(m.document, m.line, "", None, None))
+    out, diagnostics = [], []
     for entity, (_, where) in sorted(first.items()):
         size = parse_size(entity)
         if size is None:
             continue
-        for attribute, value, meaning in _name_facts(size, know, follows.get(entity, True)):
+        facts = _name_facts(size, know, follows.get(entity, True))
+        if entity not in placed:
+            fits = _narrowest([name for name in sorted(series) if member_of(size, name)])
+            if len(fits) == 1:
+                facts.append(("series", fits[0], _series_by_name(size, fits[0])))
+            elif sources[where.document].kind in AUTHORITATIVE:
+                diagnostics.append(_without_series(size, where, fits))
+        for attribute, value, meaning in facts:
             flag = value if isinstance(value, bool) else None
             number = float(value) if isinstance(value, int) and flag is None else None
             text = value if isinstance(value, str) else None
@@ -996,7 +996,59 @@ def _name_claims(
                     interpretation=meaning,
                 )
             )
-    return out
+    return out, diagnostics
+
+
+def _narrowest(fits: Sequence[str]) -> list[str]:
+    """Of the series a size name can belong to, those no other one narrows: `NV_Promo` says more
+    of `Standard_NV6_Promo` than `NV` does (a word of its name), so the size is of NV_Promo."""
+    parts = {name: series_parts(name) for name in fits}
+
+    def narrows(a: str, b: str) -> bool:
+        pa, pb = parts[a], parts[b]
+        if pa is None or pb is None or a == b:
+            return False
+        wider = (set(pb.features), set(pb.accelerators), set(pb.variants))
+        narrower = (set(pa.features), set(pa.accelerators), set(pa.variants))
+        return all(w <= n for w, n in zip(wider, narrower, strict=True)) and wider != narrower
+
+    return [a for a in fits if not any(narrows(b, a) for b in fits)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a size's name is first written: what its rule-made claims cite."""
+
+    document: str
+    line: int
+    section: str
+    table_index: int | None
+    row_index: int | None
+
+
+def _series_by_name(size: SizeName, series: str) -> str:
+    version = size.version or "v1 (no version written)"
+    return (
+        f"no document places {size.canonical} in a series; by the naming convention (family {size.family}, "
+        f"version {version}{', accelerator ' + size.accelerator if size.accelerator else ''}) it can belong to "
+        f"{series} alone of the series the official pages describe"
+    )
+
+
+def _without_series(size: SizeName, where: _Place, fits: Sequence[str]) -> Diagnostic:
+    why = (
+        f"its name fits {len(fits)} of them ({', '.join(fits[:4])}), so none is taken"
+        if fits
+        else f"its name (family {size.family}, version {size.version or 'v1'}) fits none of them"
+    )
+    return Diagnostic(
+        "warning",
+        "size_without_series",
+        where.document,
+        where.line,
+        f"no document places {size.canonical} in a series and {why}: its row has only what the sources state of "
+        "it, and no series value (retirement, lifecycle, processor) reaches it",
+    )
 
 
 def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> list[tuple[str, int | bool | str, str]]:
@@ -1011,14 +1063,9 @@ def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> lis
                 + (" (constrained: the second number)" if size.constrained_vcpus else ""),
             )
         )
-    if "s" in size.features:
-        out.append(("premium_storage", True, "feature letter s: premium storage capable"))
-    if "r" in size.features:
-        out.append(("infiniband", True, "feature letter r: RDMA capable (InfiniBand)"))
-    if "a" in size.features:
-        out.append(("cpu_vendor", "AMD", "feature letter a: AMD processor"))
-    if "p" in size.features:
-        out.append(("cpu_architecture", "Arm64", "feature letter p: ARM processor"))
+    for letter in know.letters:
+        if letter.letter in size.features and letter.attribute and letter.value is not None:
+            out.append((letter.attribute, letter.value, f"feature letter {letter.letter}: {letter.meaning}"))
     models = know.find_gpus(size.accelerator.replace("_", " ")) if size.accelerator else []
     if len(models) == 1:
         out.append(("gpu_model", models[0].name, f"accelerator {size.accelerator} in the name"))
@@ -1050,10 +1097,12 @@ def _inherit(p: Plan, entities: Container[str] | None = None) -> list[tuple[str,
     They count a little less than the size's own statements, so a size-level claim of the
     same tier says otherwise and wins (and the disagreement is recorded as a conflict);
     where the size states nothing, the series value is the size's value, marked inherited.
-    Only sizes an official document names inherit: an unverified size is kept apart.
+    Only sizes an official document names inherit: an unverified size is kept apart. Nor does
+    a size inherit what its name contradicts (`_denied`: no `r`, no InfiniBand).
     """
     touched: dict[tuple[str, str], None] = {}
     by_key, kinds, official = p.by_key, p.kinds, p.official
+    lettered = {letter.attribute for letter in p.know.letters if letter.attribute}
     for (size, attribute), fact in list(p.facts.items()):
         if attribute != "series" or kinds.get(size) != "size" or size not in official or not fact.value_text:
             continue
@@ -1062,19 +1111,30 @@ def _inherit(p: Plan, entities: Container[str] | None = None) -> list[tuple[str,
         # The series' votes themselves, shared: a check that fails one for this size marks a
         # copy (`_Vote.shared`). A copy for each size (463,570 at 10,000 documents) took 0.4 s
         # of the 11.9 s that deciding and finishing every entity took in one process.
+        features = parse_size(size)
         for v in _inheritable(p, fact.value_text):
+            if features is not None and v.claim.attribute in lettered and _denied(p.know, features.features, v.claim):
+                continue
             key = (size, v.claim.attribute)
             by_key[key].append(v)
             touched[key] = None
     return list(touched)
 
 
+def _denied(know: Knowledge, features: str, c: Claim) -> bool:
+    """Whether a size name with `features` says the series' value of `c` is not the size's:
+    a series statement never gives a size what its own name contradicts (naming.toml)."""
+    value = c.value_bool if c.value_bool is not None else c.value_text
+    return any(letter.contradicts(features, c.attribute, value) for letter in know.letters)
+
+
 # ------------------------------------------------------------------------- the checks
 
 
-_CHECKED = frozenset(("vcpus", "gpu_memory_gib", "gpu_model", "gpu_count", "gpu_memory_total_gib"))
+_CHECKED = frozenset(("vcpus", "gpu_memory_gib", "gpu_model", "gpu_count"))
 """The attributes `_check` sets against the name, the GPU model or the entity's other values;
-any other attribute is checked only against the vCPU count (its floor) and its series."""
+besides these and a total with a check of its factors (`derived_from`, attributes.toml), any
+other attribute is checked only against the vCPU count (its floor) and its series."""
 
 
 def _check(
@@ -1090,10 +1150,13 @@ def _check(
     `vcpus_hold` says whether the size's name gives its vCPU count (`name_vcpus_hold`): only
     then does a vCPU count that differs from the name fail a check."""
     entity, attribute = key
-    floor = know.attributes[attribute].min_per_vcpu if attribute in know.attributes else None
+    attr = know.attributes.get(attribute)
+    floor = attr.min_per_vcpu if attr else None
+    # A total stated beside its factors (GPU count x per-GPU memory, NVMe disks x one disk's size).
+    product = attr if attr and attr.check and len(attr.derived_from) == 2 else None
     vcpus = facts.get((entity, "vcpus")) if floor else None
     series_votes = _series_votes(facts, by_key, key)
-    if attribute not in _CHECKED and not (vcpus and vcpus.value_number) and not series_votes:
+    if attribute not in _CHECKED and not product and not (vcpus and vcpus.value_number) and not series_votes:
         return  # nothing to set its votes against: a third of the keys (10,000 documents)
     # What every vote of the key is set against, looked up once.
     size = parse_size(entity) if attribute == "vcpus" else None
@@ -1158,13 +1221,13 @@ def _check(
                     f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB cannot have the "
                     f"{'/'.join(format_number(t) for t in totals)} GiB {where}"
                 )
-        if attribute == "gpu_memory_total_gib" and c.value_number is not None:
-            count = _same_doc_number(by_key, entity, "gpu_count", c)
-            per = _same_doc_number(by_key, entity, "gpu_memory_gib", c)
+        if product and c.value_number is not None:
+            count = _same_doc_number(by_key, entity, product.derived_from[0], c)
+            per = _same_doc_number(by_key, entity, product.derived_from[1], c)
             if count is not None and per is not None and not close(count * per, c.value_number, 0.02):
                 failed.append(
-                    f"gpu_total: {format_number(count)} x {format_number(per)} GiB is not "
-                    f"{format_number(c.value_number)} GiB"
+                    f"{product.check}: {format_number(count)} x {format_number(per)} {c.unit or ''} is not "
+                    f"{format_number(c.value_number)} {c.unit or ''}".replace("  ", " ")
                 )
         if floor and c.value_number is not None and vcpus and vcpus.value_number:
             per = c.value_number / vcpus.value_number
@@ -1365,6 +1428,7 @@ def _decide(
         _evidence(best, len(voices), share, tied, status),
         tuple(sorted({v.claim.claim_id for v in win.votes})),
         tuple(sorted({v.claim.claim_id for g in losers for v in g.votes})),
+        win.votes,
     )
     rows: list[Conflict] = []
     if losers:
@@ -1448,7 +1512,7 @@ def _decide_one(key: tuple[str, str], kind: str, best: _Vote, official: set[str]
     else:
         status = "single_source"
         reason = f"only the {_label(best, tier)} {c.document}:{c.line} states it"
-    return _fact(key, kind, best, status, reason, _evidence(best, 1, 0.0, False, status), (c.claim_id,), ())
+    return _fact(key, kind, best, status, reason, _evidence(best, 1, 0.0, False, status), (c.claim_id,), (), (best,))
 
 
 def _fact(
@@ -1460,13 +1524,17 @@ def _fact(
     evidence: Evidence,
     supporting: tuple[str, ...],
     contradicting: tuple[str, ...],
+    agreeing: Sequence[_Vote],
 ) -> Fact:
     """The fact `best`'s value makes: the reason says where an inherited value comes from and
     the first check the claim fails; the confidence comes later (`_finished`), once staleness
-    and the rules' measured agreement are known."""
+    and the rules' measured agreement are known. `agreeing` are the votes for the value."""
     c, inherited = best.claim, best.inherited_from
+    basis, basis_from = _basis(best, agreeing)
     if inherited:
         reason = f"inherited from series {inherited}: {reason}"
+    elif basis == "sibling":
+        reason = f"copied from the sibling size {basis_from}: {reason}"
     if best.failed:
         reason += f"; fails {best.failed[0]}"
     return Fact(
@@ -1490,10 +1558,31 @@ def _fact(
         c.line,
         best.as_of,
         inherited,
+        basis,
+        basis_from,
         tuple(best.failed),
         False,
         evidence,
     )
+
+
+def _basis(v: _Vote, agreeing: Sequence[_Vote]) -> tuple[str, str | None]:
+    """What the value rests on, and the series or sibling it comes from: stated where a document
+    states it for the entity itself (whichever vote weighs most: an API catalog's K80 for NC12
+    states it, though the NC series' K80 is trusted more), else what the best vote is."""
+    own = [
+        w.claim.method for w in agreeing if not w.inherited_from and w.claim.method not in (NAME_CONVENTION, SIBLING)
+    ]
+    if own:
+        return ("stated" if any(m != "derived" for m in own) else "computed"), None
+    if v.inherited_from:
+        return "inherited", v.inherited_from
+    method = v.claim.method
+    if method == SIBLING:
+        return "sibling", v.claim.raw_text  # a sibling's claim keeps the sibling's name as its text
+    if method == NAME_CONVENTION:
+        return "name", None
+    return ("computed" if method == "derived" else "stated"), None
 
 
 _STATED = ("table", "part_table", "key_value", "feature_table")
@@ -1600,133 +1689,3 @@ def _sibling_index(
         if fact.entity_kind == "size" and fact.value_number is not None and (size := parse_size(key[0])):
             index[(size.family, size.vcpus, size.version, key[1])].append((key[0], fact.value_number))
     return index
-
-
-# ------------------------------------------------------------------------------- links
-
-
-OTHER_CANDIDATES = 5
-"""The other official sizes a link's evidence names, the closest first; the rest are counted. A
-family can have hundreds of sizes of one vCPU count (a generated corpus of 10,000 documents had
-600): listing them all made each unverified size's evidence kilobytes long, repeated in every
-conflict of its values and on the page (38 of the 44 MB of that corpus's conflicts.csv)."""
-
-
-def _links(
-    kinds: Mapping[str, str],
-    official: set[str],
-    facts: Mapping[tuple[str, str], Fact],
-    ours: Callable[[str], bool] = lambda entity: True,
-) -> list[Link]:
-    """Tie each unverified size (of those `ours` accepts) to the official size of the same family
-    and vCPU count whose name adds the fewest feature letters; the evidence says what else agrees."""
-    officials: dict[tuple[str, int], list[SizeName]] = defaultdict(list)
-    for e in sorted(official):  # a size's candidates are of its group: ours, too
-        if ours(e) and kinds.get(e) == "size" and (p := parse_size(e)):
-            officials[(p.family, p.vcpus)].append(p)
-    links = []
-    for entity in sorted(e for e, k in kinds.items() if k == "size" and e not in official and ours(e)):
-        size = parse_size(entity)
-        if size is None:
-            continue
-        candidates = [o for o in officials.get((size.family, size.vcpus), ()) if set(size.features) <= set(o.features)]
-        if not candidates:
-            continue
-        # The closest first, and after it the few the evidence names (`OTHER_CANDIDATES`).
-        best, *others = heapq.nsmallest(
-            OTHER_CANDIDATES + 1,
-            candidates,
-            key=lambda o: (len(o.features) - len(size.features), o.accelerator is not None, o.canonical),
-        )
-        agree = []
-        for attr in ("memory_gib", "gpu_count", "vcpus"):
-            a, b = facts.get((entity, attr)), facts.get((best.canonical, attr))
-            if a and b and a.value_number is not None and a.value_number == b.value_number:
-                agree.append(f"{attr} {a.value}")
-        evidence = (
-            f"same family {size.family} and {size.vcpus} vCPUs in the name; {best.canonical} adds feature "
-            f"letters '{best.features}'"
-            + (f"{' and accelerator ' + best.accelerator if best.accelerator else ''}")
-            + (f"; both state {', '.join(agree)}" if agree else "")
-        )
-        if others:
-            more = len(candidates) - 1 - len(others)
-            evidence += f"; other candidates: {', '.join(o.canonical for o in others)}" + (
-                f" and {more} more" if more else ""
-            )
-        links.append(Link(entity, best.canonical, evidence))
-    return links
-
-
-def _link_conflicts(
-    links: Sequence[Link],
-    facts: Mapping[tuple[str, str], Fact],
-    ordered: Sequence[tuple[str, str]],
-    by_key: Mapping[tuple[str, str], list[_Vote]],
-    disputed: Sequence[Conflict],
-) -> list[Conflict]:
-    """Where an unverified size's value differs from its linked official size's value.
-
-    When the size's own documents already disagree (`disputed`), their rows stand and keep
-    their one winner; the linked size's value joins them as a row that did not win."""
-    already: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for c in disputed:
-        already[(c.entity, c.attribute)].add(c.value)
-    unverified = {lk.entity for lk in links}
-    by_entity: dict[str, list[tuple[str, Fact]]] = defaultdict(list)
-    for entity, attribute in ordered:
-        if entity in unverified:
-            by_entity[entity].append((attribute, facts[(entity, attribute)]))
-    rows = []
-    for lk in links:
-        entity = lk.entity
-        for attribute, fact in by_entity.get(entity, ()):
-            if attribute in ("series", "vcpus", "premium_storage", "infiniband", "cpu_vendor"):
-                continue
-            other = facts.get((lk.linked_to, attribute))
-            if other is None or other.value == fact.value:
-                continue
-            note = f"{lk.entity} is unverified and linked to {lk.linked_to} ({lk.evidence})"
-            values = already.get((entity, attribute))
-            if values is not None and other.value in values:
-                continue
-            rows.append(
-                Conflict(
-                    lk.entity,
-                    attribute,
-                    other.value,
-                    other.unit,
-                    values is None,
-                    False,
-                    other.supporting,
-                    (f"{other.document}:{other.line}",),
-                    ("official_spec",),
-                    other.as_of,
-                    other.checks_failed,
-                    f"value of the linked official size {lk.linked_to}; {note}",
-                )
-            )
-            if values is not None:
-                continue
-            votes = by_key.get((entity, attribute), [])
-            rows.append(
-                Conflict(
-                    lk.entity,
-                    attribute,
-                    fact.value,
-                    fact.unit,
-                    False,
-                    False,
-                    fact.supporting,
-                    tuple(
-                        sorted(
-                            {f"{v.claim.document}:{v.claim.line}" for v in votes if v.claim.claim_id in fact.supporting}
-                        )
-                    ),
-                    tuple(sorted({v.source_kind for v in votes if v.claim.claim_id in fact.supporting})),
-                    fact.as_of,
-                    fact.checks_failed,
-                    f"stated for the unverified {lk.entity}",
-                )
-            )
-    return rows
