@@ -2,8 +2,9 @@
 
 Reads only what the write stage wrote. Tables are compared by content (pyarrow tables,
 not file bytes: Parquet bytes carry library versions), and the differences are reported
-the way a maintainer thinks about them: documents, sizes, series, facts, conflicts,
-diagnostics and the schema itself.
+the way a maintainer thinks about them: documents, sizes, the names that stand for other
+sizes, series, facts, conflicts, diagnostics and the schema itself. A name that was a row of
+vm_sizes and is now a row of `names` (or the other way round) is said once, as a move.
 
 When a document's upstream commit moved between the two builds (a sync took a newer version
 of the page), every change that document is behind names the move, `old -> new` in short
@@ -26,13 +27,14 @@ from pipeline.knowledge.names import parse_size
 from pipeline.outputs.schema import tables
 from pipeline.sync import short
 
-SECTIONS = ("schema", "documents", "sizes", "series", "facts", "claims", "conflicts", "diagnostics", "tables")
+SECTIONS = ("schema", "documents", "sizes", "names", "series", "facts", "claims", "conflicts", "diagnostics", "tables")
 CONFIDENCE_STEP = 0.0005
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One difference: `kind` is added, removed or changed; `where` is file:line when known."""
+    """One difference: `kind` is added, removed, changed, renamed (a line names its size another
+    way) or moved (a name between vm_sizes and names); `where` is file:line when known."""
 
     section: str
     kind: str
@@ -90,9 +92,15 @@ def drift(old: Path, new: Path) -> DriftReport:
     frames = {name: (_frame(a, name), _frame(b, name)) for name, (a, b) in raw.items()}
     moved = _moved(*frames["documents"])
     changes.extend(_documents(*frames["documents"], moved))
-    renames, renamed_sizes, renamed_claims = _renames(*frames["claims"], frames["vm_sizes"][1])
+    renames, renamed_sizes, renamed_claims = _renames(*frames["claims"], frames["names"][1])
     changes.extend(renames)
-    changes.extend(c for c in _entities(*frames["facts"]) if not (c.section == "sizes" and c.key in renamed_sizes))
+    names, moved_names = _names(*frames["names"], *frames["vm_sizes"])
+    changes.extend(names)
+    changes.extend(
+        c
+        for c in _entities(*frames["facts"])
+        if not (c.section == "sizes" and (c.key in renamed_sizes or c.key in moved_names))
+    )
     changes.extend(c for c in _facts(*frames["facts"]) if c.key.split(" ")[0] not in renamed_sizes)
     changes.extend(c for c in _claims(*frames["claims"]) if (c.where, c.key.split(" ")[0]) not in renamed_claims)
     changes.extend(_conflicts(*frames["conflicts"]))
@@ -102,7 +110,7 @@ def drift(old: Path, new: Path) -> DriftReport:
         explained |= {"claims", "facts"}
     for name, (a, b) in raw.items():
         same = a is not None and b is not None and _content(a, name).equals(_content(b, name), check_metadata=False)
-        if not same and name not in explained and not (name == "vm_sizes" and {"facts", "sizes"} & explained):
+        if not same and name not in explained and not (name == "vm_sizes" and {"facts", "sizes", "names"} & explained):
             rows_a = 0 if a is None else a.num_rows
             rows_b = 0 if b is None else b.num_rows
             changes.append(
@@ -243,15 +251,15 @@ def _entities(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
 
 
 def _renames(
-    a: pd.DataFrame, b: pd.DataFrame, sizes: pd.DataFrame
+    a: pd.DataFrame, b: pd.DataFrame, names: pd.DataFrame
 ) -> tuple[list[Change], set[str], set[tuple[str, str]]]:
     """Lines of a document that name a size in another way than before: one `renamed` entry
-    each, saying what the build made of the new name (the same size, an alias of it, an
-    unverified size linked to it, or a new size). Returns also the sizes that appeared only
-    through such renames and the (document:line, entity) of the claims they explain, whose
-    entries the rename line replaces."""
+    each, saying what the build made of the new name (the same size, another name of it in
+    `names`, or a new size). Returns also the sizes that appeared only through such renames and
+    the (document:line, entity) of the claims they explain, whose entries the rename line
+    replaces."""
 
-    def names(df: pd.DataFrame) -> dict[tuple[str, int], dict[str, str]]:
+    def spelled(df: pd.DataFrame) -> dict[tuple[str, int], dict[str, str]]:
         out: dict[tuple[str, int], dict[str, str]] = {}
         if df.empty:
             return out
@@ -263,10 +271,10 @@ def _renames(
             out.setdefault((str(doc), int(line)), {})[str(entity)] = str(_s(name) or entity).strip()
         return out
 
-    linked: dict[str, str] = {}
-    if not sizes.empty and "linked_to" in sizes:
-        linked = {str(k): str(v) for k, v in zip(sizes["size"], sizes["linked_to"], strict=True) if _s(v)}
-    old, new = names(a), names(b)
+    likely: set[str] = set()
+    if not names.empty and "certainty" in names:
+        likely = {str(n) for n, c in zip(names["name"], names["certainty"], strict=True) if c == "likely"}
+    old, new = spelled(a), spelled(b)
     before = {e for found in old.values() for e in found}
     out: list[Change] = []
     appeared: set[str] = set()
@@ -278,12 +286,15 @@ def _renames(
         [(old_entity, old_name)] = was.items()
         [(entity, name)] = now.items()
         parsed = parse_size(name)
+        if entity != old_entity and name == old_name:
+            # The same words, read as another size's name now (or no longer): `names` says so.
+            explained |= {(f"{doc}:{line}", entity), (f"{doc}:{line}", old_entity)}
+            continue
         if entity == old_entity and parsed is not None and parsed.canonical == entity:
             what = f"the same size {entity}, spelled another way"
         elif entity == old_entity:
-            what = f"treated as an alias of {entity}"
-        elif linked.get(entity) == old_entity:
-            what = f"kept as {entity}, unverified, linked to {old_entity}"
+            written = parsed.canonical if parsed else name
+            what = f"{'most likely ' if written in likely else ''}another name of {entity}"
         else:
             what = f"now the size {entity}"
         out.append(Change("sizes", "renamed", f"in {doc}", old_name, name, where=f"{doc}:{line}", detail=what))
@@ -292,6 +303,55 @@ def _renames(
             if entity not in before:
                 appeared.add(entity)
     return out, appeared, explained
+
+
+def _names(
+    a: pd.DataFrame, b: pd.DataFrame, sizes_a: pd.DataFrame, sizes_b: pd.DataFrame
+) -> tuple[list[Change], set[str]]:
+    """The names that stand for another size: added, removed or read another way (another size,
+    another certainty); a name that was a row of vm_sizes and is now a name, or the other way
+    round, said once as `moved`. Returns also the names that moved, whose entries in the sizes
+    section the move replaces."""
+
+    def keyed(df: pd.DataFrame) -> dict[str, tuple[str, str]]:
+        if df.empty or "name" not in df:
+            return {}
+        return {str(n): (str(s), str(c)) for n, s, c in zip(df["name"], df["size"], df["certainty"], strict=True)}
+
+    def rows(df: pd.DataFrame) -> set[str]:
+        return set() if df.empty or "size" not in df else {str(s) for s in df["size"]}
+
+    old, new = keyed(a), keyed(b)
+    was_size, is_size = rows(sizes_a), rows(sizes_b)
+    out: list[Change] = []
+    moved: set[str] = set()
+    for name in sorted(old.keys() | new.keys()):
+        before, after = old.get(name), new.get(name)
+        if before == after:
+            continue
+        if after and not before:
+            if name in was_size:
+                moved.add(name)
+                detail = f"no longer a size: {_reading(after)}"
+                out.append(Change("names", "moved", name, "a row of vm_sizes", f"a name of {after[0]}", detail=detail))
+            else:
+                out.append(Change("names", "added", name, new=_reading(after)))
+        elif before and not after:
+            if name in is_size:
+                moved.add(name)
+                detail = f"no longer read as {before[0]}"
+                out.append(Change("names", "moved", name, f"a name of {before[0]}", "a row of vm_sizes", detail=detail))
+            else:
+                out.append(Change("names", "removed", name, old=_reading(before)))
+        elif before and after:
+            out.append(Change("names", "changed", name, _reading(before), _reading(after)))
+    return out, moved
+
+
+def _reading(name: tuple[str, str]) -> str:
+    """`another name of X` (certain) or `most likely another name of X` (likely)."""
+    size, certainty = name
+    return f"{'most likely ' if certainty == 'likely' else ''}another name of {size}"
 
 
 def _unit(row: dict[str, Any]) -> str:
@@ -503,7 +563,11 @@ def render_text(report: DriftReport, limit: int = 200) -> str:
     for section, items in report.by_section().items():
         lines.append(f"\n{section} ({len(items)})")
         for c in items[:limit]:
-            arrow = f"{c.old or '-'} -> {c.new or '-'}" if c.kind in ("changed", "renamed") else (c.new or c.old or "")
+            arrow = (
+                f"{c.old or '-'} -> {c.new or '-'}"
+                if c.kind in ("changed", "renamed", "moved")
+                else (c.new or c.old or "")
+            )
             where = f"  [{_place(c)}]" if _place(c) else ""
             detail = f"  ({c.detail})" if c.detail else ""
             lines.append(f"  {c.kind:<11} {c.key}: {arrow}{where}{detail}".rstrip())

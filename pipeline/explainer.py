@@ -25,17 +25,30 @@ CHECKS = {
 the one value a series spec table states)."""
 
 
+INFERRED = {
+    "inherited": "inherited from series",
+    "sibling": "copied from the sibling size",
+    "name": "read from its name",
+}
+"""How explain says a value rests on no statement about the size itself (`facts.basis`)."""
+
+
 class NotFound(LookupError):
     """The entity or attribute is not in the dataset."""
 
 
-def _entity(facts: pd.DataFrame, name: str, claims: pd.DataFrame | None = None) -> str:
+def _entity(
+    facts: pd.DataFrame, name: str, claims: pd.DataFrame | None = None, names: pd.DataFrame | None = None
+) -> str:
     entities = set(facts["entity"].dropna())
     if name in entities:
         return name
     size = parse_size(name)
     if size and size.canonical in entities:
         return size.canonical
+    if size and names is not None and size.canonical in set(names["name"]):
+        # A name that stands for another size (the names table): explain the size it stands for.
+        return str(names.loc[names["name"] == size.canonical, "size"].iloc[0])
     if size and claims is not None and "name_as_written" in claims.columns:
         # A name read as another name of a size (pipeline.stages.aliases): explain the size it means.
         written = claims.dropna(subset=["name_as_written"])
@@ -64,10 +77,10 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
     """A readable account of the value(s) of one entity, built from the output tables."""
     facts = pd.read_parquet(out / "facts.parquet")
     claims = pd.read_parquet(out / "claims.parquet").set_index("claim_id")
-    conflicts = pd.read_parquet(out / "conflicts.parquet")
     sizes = pd.read_parquet(out / "vm_sizes.parquet").set_index("size")
+    names = pd.read_parquet(out / "names.parquet") if (out / "names.parquet").exists() else None
     urls = _permalinks(out)
-    name = _entity(facts, entity, claims)
+    name = _entity(facts, entity, claims, names)
     mine = facts[facts["entity"] == name].sort_values("attribute")
     if attribute is not None:
         mine = mine[mine["attribute"] == attribute]
@@ -78,14 +91,21 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
     if name in sizes.index and "status" in sizes.columns:
         row = sizes.loc[name]
         lines[0] += f"  ({row['status']}, lowest confidence {row['confidence']:.3f})"
-        if pd.notna(row["linked_to"]):
-            lines.append(f"  unverified: linked to {row['linked_to']} because {row['link_evidence']}")
+        if "value_basis" in sizes.columns and pd.notna(row.get("inferred_attributes")):
+            lines.append(f"  values: {row['value_basis']}")
+    if names is not None:
+        for _, n in names[names["size"] == name].iterrows():
+            lines.append(f"  also written {n['name']} ({n['certainty']}): {n['evidence']}; used at {n['uses']}")
     for _, f in mine.iterrows():
         unit = f" {f['unit']}" if pd.notna(f["unit"]) and f["unit"] != "count" else ""
         lines.append("")
         lines.append(f"{f['attribute']} = {f['value']}{unit}   [{f['status']}, confidence {f['confidence']:.3f}]")
         lines.append(f"  why: {f['reason']}")
-        if pd.notna(f["inherited_from"]):
+        basis = f.get("basis")
+        if basis in INFERRED:
+            source = f.get("basis_from")
+            lines.append(f"  not stated for {name}: {INFERRED[basis]}{'' if pd.isna(source) else f' {source}'}")
+        elif pd.notna(f["inherited_from"]):
             lines.append(f"  inherited from series {f['inherited_from']}")
         check = CHECKS.get(str(f["attribute"]))
         lines.append(
@@ -114,11 +134,4 @@ def explain(entity: str, attribute: str | None = None, out: Path = Path("output"
                 lines.append(f"       read as: {c['interpretation']}")
             if pd.notna(c["checks_failed"]):
                 lines.append(f"       fails: {c['checks_failed']}")
-        linked = conflicts[
-            (conflicts["entity"] == name)
-            & (conflicts["attribute"] == f["attribute"])
-            & conflicts["note"].fillna("").str.startswith("value of the linked")
-        ]
-        for _, lc in linked.iterrows():
-            lines.append(f"  linked official value: {lc['value']} at {lc['documents']}")
     return "\n".join(lines) + "\n"

@@ -801,9 +801,9 @@ def test_a_build_that_takes_the_reconciled_tables_gives_what_they_were_made_with
     assert _files(out) == _files(tmp_path / "scratch")
     assert len(result.labels) > 10 and result.labels == scratch.labels
     assert result.diagnostics == scratch.diagnostics and result.tables == scratch.tables
-    # Those the stages after normalize gave are kept beside the tables: a size named, not built,
-    # and a name that looks like a size's.
-    assert {"size_not_built", "suspect_size_name"} <= {d.code for d in result.diagnostics}
+    # Those the stages after normalize gave are kept beside the tables: a size no series reaches,
+    # and a name that stands for another size.
+    assert {"size_without_series", "suspect_size_name"} <= {d.code for d in result.diagnostics}
 
 
 def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of_its_own(
@@ -1023,7 +1023,7 @@ def test_tables_made_without_keeping_the_records_are_the_same_tables() -> None:
 
     kept, kept_frames = runner.compute(SOURCES, runner.Settings(workers=1))
     summary, frames = runner.compute(SOURCES, runner.Settings(workers=1), records=False)
-    assert (summary.documents, summary.claims, summary.facts, summary.conflicts, summary.links) == ((),) * 5
+    assert (summary.documents, summary.claims, summary.facts, summary.conflicts, summary.names) == ((),) * 5
     assert len(kept.facts) == summary.tables["facts"] > 1000
     assert summary.tables == kept.tables and summary.diagnostics == kept.diagnostics
     assert list(frames) == list(kept_frames)

@@ -214,7 +214,7 @@ def test_a_changed_table_cell_is_reported_as_document_claim_fact_and_conflict(me
     )
     # The pages alone now say 1000 GiB (the newest page), which the catalog does not confirm: the
     # calibration table, built on that agreement, changes with it.
-    assert entries(memory_edit, "tables") == [("changed", "calibration", "2 rows", "2 rows", None)]
+    assert entries(memory_edit, "tables") == [("changed", "calibration", "3 rows", "3 rows", None)]
 
 
 def test_the_json_report_carries_the_same_fact_change(memory_edit: DriftReport) -> None:
@@ -363,7 +363,7 @@ def test_a_removed_column_and_a_retyped_column_are_schema_drift(base: Path, tmp_
     shutil.copytree(base, edited)
     table = pq.read_table(edited / "vm_sizes.parquet")
     assert table.schema.field("vcpus").type == pa.int64()
-    table = table.drop_columns(["link_evidence"])
+    table = table.drop_columns(["inferred_attributes"])
     vcpus = table.schema.get_field_index("vcpus")
     table = table.set_column(vcpus, "vcpus", pc.cast(table["vcpus"], pa.float64()))
     pq.write_table(table, edited / "vm_sizes.parquet")
@@ -371,11 +371,40 @@ def test_a_removed_column_and_a_retyped_column_are_schema_drift(base: Path, tmp_
     report = drift(base, edited)
     assert set(report.by_section()) == {"schema", "tables"}
     assert [c for c in report.changes if c.section == "schema"] == [
-        Change("schema", "removed", "vm_sizes.link_evidence", "string", None, detail="column"),
+        Change("schema", "removed", "vm_sizes.inferred_attributes", "string", None, detail="column"),
         Change("schema", "changed", "vm_sizes.vcpus", "int64", "double", detail="column type"),
     ]
     rows = f"{table.num_rows} rows"
     assert entries(report, "tables") == [("changed", "vm_sizes", rows, rows, None)]
+
+
+def test_a_name_moving_between_vm_sizes_and_names_is_said_once(base: Path, tmp_path: Path) -> None:
+    """The third party's NG8 (seeds/thirdparty-azure-ng-series.txt:47) is a name of
+    Standard_NG8ads_V620_v1: an output where it was a row of vm_sizes instead reads as a move."""
+    edited = tmp_path / "output"
+    shutil.copytree(base, edited)
+    names = pq.read_table(edited / "names.parquet")
+    assert "Standard_NG8" in names["name"].to_pylist()
+    keep = pc.not_equal(names["name"], "Standard_NG8")
+    pq.write_table(names.filter(keep), edited / "names.parquet")
+    sizes = pq.read_table(edited / "vm_sizes.parquet")
+    row = sizes.filter(pc.equal(sizes["size"], "Standard_NG8ads_V620_v1"))
+    row = row.set_column(row.schema.get_field_index("size"), "size", pa.array(["Standard_NG8"]))
+    pq.write_table(pa.concat_tables([sizes, row]), edited / "vm_sizes.parquet")
+
+    moves = [(c.kind, c.key, c.old, c.new) for c in drift(base, edited).changes if c.section == "names"]
+    assert moves == [("moved", "Standard_NG8", "a name of Standard_NG8ads_V620_v1", "a row of vm_sizes")]
+    back = [(c.kind, c.key, c.old, c.new, c.detail) for c in drift(edited, base).changes if c.section == "names"]
+    assert back == [
+        (
+            "moved",
+            "Standard_NG8",
+            "a row of vm_sizes",
+            "a name of Standard_NG8ads_V620_v1",
+            "no longer a size: most likely another name of Standard_NG8ads_V620_v1",
+        )
+    ]
+    assert not [c for c in drift(edited, base).changes if c.section == "sizes" and c.key == "Standard_NG8"]
 
 
 # ------------------------------------------------------------------------------ 7. the command line

@@ -31,10 +31,27 @@ def test_explain_gives_each_claim_of_a_learn_page_its_line_upstream(shipped_outp
     assert "upstream:" not in lines[seed + 1], "a seed has no upstream"
 
 
-def test_explain_names_the_link_of_an_unverified_size(shipped_output: Path) -> None:
+def test_a_name_that_stands_for_another_size_is_explained_as_that_size(shipped_output: Path) -> None:
+    """seeds/thirdparty-azure-nd-series.txt:55 "| ND6 | 6 | 112 GB | 1 x V100 | 16 GB | InfiniBand |":
+    the third party's ND6 is most likely Standard_ND6s, whose P40 its V100 contradicts."""
     text = explain("ND6", "gpu_model", shipped_output)
-    assert "unverified: linked to Standard_ND6s" in text
-    assert "linked official value: P40" in text
+    lines = text.splitlines()
+    assert lines[0].startswith("Standard_ND6s  (")
+    assert any(
+        line.startswith("  also written Standard_ND6 (likely): leaves out the feature letter 's'") for line in lines
+    )
+    assert "gpu_model = P40" in text
+    v100 = next(
+        i for i, line in enumerate(lines) if line.startswith("   - V100  seeds/thirdparty-azure-nd-series.txt:55")
+    )
+    assert lines[v100 + 1] == "       written as: 'ND6'"
+
+
+def test_a_value_no_document_states_for_the_size_says_where_it_comes_from(shipped_output: Path) -> None:
+    """nvv3-series-retirement.md:19 names Standard_NV12hs_v3; its GPU count is Standard_NV12s_v3's."""
+    text = explain("NV12hs_v3", "gpu_count", shipped_output)
+    assert "  not stated for Standard_NV12hs_v3: copied from the sibling size Standard_NV12s_v3" in text.splitlines()
+    assert text.splitlines()[1].startswith("  values: stated for this size: 2 values;")
 
 
 @pytest.mark.parametrize("spelling", ["standard_nd96asr_v4", "ND96asr_v4", "Standard_ND96asr_v4"])

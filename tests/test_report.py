@@ -138,6 +138,15 @@ def size_cell(page: str, size: str, attribute: str) -> str:
             "K80✓agreed 0.99inherited",
             id="a-text-inherited-from-its-series",
         ),
+        # nvv3-series-retirement.md:19 names Standard_NV12hs_v3 and no value of it: its GPU count is copied
+        # from Standard_NV12s_v3 (nvv3-series.md:111), shown apart as no statement about the size.
+        pytest.param(
+            "Standard_NV12hs_v3",
+            "gpu_count",
+            '<td class="v num inferred" data-attribute="gpu_count" data-status="single_source" data-sort="1.0"',
+            "1○single source 0.89copied from",
+            id="a-number-copied-from-a-sibling-is-shown-apart",
+        ),
         # ndv2-series.md states each GPU's memory; nothing states ND40s_v2's total.
         pytest.param(
             "Standard_ND40s_v2",
@@ -221,12 +230,28 @@ def test_nd40rs_v2_gpu_memory_conflict(page: str, frames: dict[str, pd.DataFrame
     assert "chosen" in shown.lower()
 
 
-def test_unverified_conflict_shows_the_link_evidence(page: str, frames: dict[str, pd.DataFrame]) -> None:
-    """For a size no official page names, the reason and the note on the link to the official size."""
-    shown = text(conflict_block(page, "Standard_ND12", "gpu_memory_gib"))
-    assert "No official document names Standard_ND12" in shown
-    assert "Note: value of the linked official size Standard_ND12s" in shown
-    assert "seeds/thirdparty-azure-nd-series.txt:56" in shown
+def test_the_names_section_says_what_each_name_stands_for_and_where_it_is_used(page: str) -> None:
+    """seeds/thirdparty-azure-ng-series.txt:47 "| NG8 | 8 | 112 GB | 1 x A100 | 40 GB | ..." stands for
+    Standard_NG8ads_V620_v1; the older ND H100 v5 page's line 51 for Standard_ND96isr_H100_v5."""
+    section = re.search(r'<section id="names".*?</section>', page, flags=re.S)
+    assert section is not None
+    rows = {
+        text(cells[0]): [text(cell) for cell in cells[1:]]
+        for cells in (
+            re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr data-item>(.*?)</tr>", section.group(0))
+        )
+    }
+    assert len(rows) == 8
+    size, certainty, evidence, used = rows["Standard_NG8written NG8"]
+    assert (size, certainty, used) == ("Standard_NG8ads_V620_v1", "likely", "seeds/thirdparty-azure-ng-series.txt:47")
+    assert evidence.startswith("leaves out the feature letters 'ads'")
+    # A use by a page with an upstream copy links to its line there (sources/upstream.lock's commit).
+    upstream = (
+        "https://github.com/MicrosoftDocs/azure-docs/blob/142681b3e310d39cd4ac4667663e23c2f7cd5eb3/"
+        "articles/virtual-machines/nd-h100-v5-series.md#L51"
+    )
+    assert rows["Standard_ND96isr_v5written Standard_ND96isr_v5"][0] == "Standard_ND96isr_H100_v5"
+    assert f'href="{upstream}"' in section.group(0)
 
 
 def test_flags_read_yes_and_no_as_in_the_size_tables(page: str) -> None:
@@ -251,7 +276,9 @@ def hostile(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     out["facts"].loc[0, "reason"] = bad
     out["diagnostics"].loc[0, "message"] = bad
     out["vm_sizes"].loc[0, "gpu_model"] = bad
-    out["vm_sizes"].loc[0, "linked_to"] = bad
+    out["vm_sizes"].loc[0, "value_basis"] = bad
+    out["names"].loc[0, "evidence"] = bad
+    out["names"].loc[0, "written"] = bad
     return out
 
 
@@ -370,7 +397,7 @@ def test_docs_vs_api_lists_each_disagreement_and_the_reliability_table(page: str
     # The reliability table: one bin of 298 values, the ECE to four places (output/calibration.csv).
     shown = text(section.group(0))
     assert "Does confidence mean what it says?" in shown
-    assert "298 values the pages alone give" in shown
+    assert "310 values the pages alone give" in shown
     assert re.search(r"Expected calibration error 0\.0\d\d\d", shown)
     assert "<td>0.95-1.00</td>" in section.group(0)
 

@@ -23,6 +23,7 @@ from pandera.errors import SchemaErrors
 from pipeline import knowledge
 from pipeline.knowledge.registry import KINDS, tiers
 from pipeline.outputs import schema
+from pipeline.records import BASES
 
 
 def _without_hypothesis(module: str) -> None:
@@ -146,9 +147,17 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
             if attr.allowed and name in schema.VM_SIZE_ATTRIBUTES
         },
     },
+    "names": {
+        "name": [pa.Check.str_startswith("Standard_", error="must start with Standard_")],
+        "size": [pa.Check.str_startswith("Standard_", error="must start with Standard_")],
+        "certainty": [_one_of(schema.CERTAINTY)],
+        "documents": [_at_least(1)],
+        "links": [_each(_permalinks_to_lines, "must be GitHub permalinks ending in #L<line>, joined with '; '")],
+    },
     "facts": {
         "entity_kind": [_one_of(ENTITY_KINDS)],
         "status": [_one_of(STATUSES)],
+        "basis": [_one_of(BASES)],
         "confidence": [PROBABILITY],
         "sources": [COUNT],
         "line": [LINE],
@@ -181,10 +190,11 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
 REQUIRED: dict[str, tuple[str, ...]] = {
     "documents": ("document", "sha256", "kind", "lines", "claims"),
     "claims": ("claim_id", "document", "entity", "entity_kind", "attribute", "value"),
-    "vm_sizes": ("size", "documents"),
-    "facts": ("entity", "entity_kind", "attribute", "value", "confidence", "status"),
+    "vm_sizes": ("size", "documents", "value_basis"),
+    "names": ("name", "written", "size", "certainty", "evidence", "documents", "uses"),
+    "facts": ("entity", "entity_kind", "attribute", "value", "confidence", "status", "basis"),
     "conflicts": ("entity", "attribute", "value", "won", "claims"),
-    "prices": ("size", "region", "snapshot", "newest", "document", "line"),
+    "prices": ("size", "region", "snapshot", "newest", "listed_after_retirement", "document", "line"),
     "calibration": ("bin", "low", "high", "facts", "mean_confidence", "accuracy"),
     "diagnostics": ("severity", "code", "document", "message"),
 }
@@ -194,6 +204,7 @@ UNIQUE: dict[str, list[str]] = {
     "documents": ["document"],
     "claims": ["claim_id"],
     "vm_sizes": ["size"],
+    "names": ["name"],
     "facts": ["entity", "attribute"],
     "conflicts": ["entity", "attribute", "value"],
     "prices": ["size", "region", "os", "snapshot"],
@@ -374,6 +385,16 @@ def _references(checked: Mapping[str, pd.DataFrame], pointed: Mapping[str, Any])
                 missing = sorted(set(df["document"].dropna().unique()) - known)
                 if missing:
                     out.append(f"{table}.document: names documents not in documents: {_examples(missing)}")
+    names, sizes = checked.get("names"), checked.get("vm_sizes")
+    if names is not None and sizes is not None and "size" in sizes and {"name", "size"} <= set(names):
+        rows = set(sizes["size"].dropna())
+        # A name is never a row of vm_sizes, and always stands for one: counting rows counts sizes.
+        both = sorted(set(names["name"].dropna()) & rows)
+        if both:
+            out.append(f"names.name: names that are rows of vm_sizes too: {_examples(both)}")
+        nowhere = sorted(set(names["size"].dropna()) - rows)
+        if nowhere:
+            out.append(f"names.size: sizes that are no row of vm_sizes: {_examples(nowhere)}")
     facts, conflicts = checked.get("facts"), checked.get("conflicts")
     key = ["entity", "attribute"]
     if facts is not None and conflicts is not None and all(k in facts and k in conflicts for k in key):

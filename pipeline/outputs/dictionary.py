@@ -16,7 +16,15 @@ PACKAGE_NAME = "gpu-vm-dataset"
 TABLE_PURPOSE = {
     "documents": "One row per document read: where it came from, how far it is trusted, what it says about itself.",
     "claims": "One row per statement about one attribute of one size or series, with the exact place it stands.",
-    "vm_sizes": "One row per VM size: every value taken from `facts`, with the row's weakest status and confidence.",
+    "vm_sizes": (
+        "One row per VM size that exists (an official document or an API catalog names it): every value taken "
+        "from `facts`, with the row's weakest status and confidence and an account of the values no document "
+        "states for the size itself."
+    ),
+    "names": (
+        "One row per name the documents use for another size (a third party's or a superseded page's spelling): "
+        "the size it stands for, how sure, the evidence and every line that uses it. Never a row of `vm_sizes`."
+    ),
     "facts": "One row per (entity, attribute): the value chosen from the claims, how sure it is and why.",
     "conflicts": "One row per competing value of a disputed (entity, attribute), with the documents behind it.",
     "prices": "One row per size, region and API catalog snapshot: what the size costs an hour, with the line.",

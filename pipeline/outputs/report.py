@@ -228,6 +228,8 @@ td.v .val { display: block; font-weight: 600; }
 td.v.num .val { text-align: right; }
 td.v .mark { margin-top: 2px; }
 td.v .flag { display: block; font-size: 11px; color: var(--muted); }
+td.v.inferred .val { font-style: italic; text-decoration: underline dotted; text-underline-offset: 3px; }
+td.v.inferred .flag { color: var(--unverified); }
 td.empty { color: #9aa3ad; text-align: center; }
 th.rowhead, td.rowhead { position: sticky; left: 0; background: var(--paper); z-index: 2;
   border-right: 1px solid var(--line); min-width: 150px; max-width: 180px; }
@@ -543,6 +545,8 @@ FACT_COLUMNS = (
     "confidence",
     "reason",
     "inherited_from",
+    "basis",
+    "basis_from",
     "stale",
     "checks_failed",
 )
@@ -809,12 +813,15 @@ def _size_tables(rows: Rows, stated: set[str], facts: Facts) -> str:
 
 def _size_row_head(row: Mapping[str, Any], facts: Facts) -> tuple[str, str]:
     """A size's name, and its table row's opening up to its first value: the name cell with the
-    series, the row's status, the size it is linked to, its lifecycle and price."""
+    series, the row's status, how many of its values no document states for it, its lifecycle
+    and price."""
     size = "" if _na(row.get("size")) else str(row["size"])
     sub = f'<span class="sub">{_e(row.get("series"))}</span>' if not _na(row.get("series")) else ""
+    inferred = _split(row.get("inferred_attributes"), ",")
     link = (
-        f'<span class="sub">likely <span class="mono">{_breakable(row.get("linked_to"))}</span></span>'
-        if not _na(row.get("linked_to"))
+        f'<span class="sub inferred" title="{_e(row.get("value_basis"))}">{len(inferred)} value'
+        f"{'s' if len(inferred) != 1 else ''} inferred</span>"
+        if inferred
         else ""
     )
     extra = "".join(_row_head_value(a, row.get(a), facts.get((size, a))) for a in ROW_HEAD_ATTRIBUTES)
@@ -937,7 +944,12 @@ def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None
         flags, tips = [], []
         if not _na(reason := fact.get("reason")):
             tips.append(str(reason))
-        if not _na(series := fact.get("inherited_from")):
+        basis = fact.get("basis")
+        if basis in _INFERRED_FLAG:
+            source = fact.get("basis_from")
+            flags.append(_INFERRED_FLAG[basis])
+            tips.append(f"not stated for {size}: {_INFERRED_FLAG[basis]}{'' if _na(source) else f' {source}'}")
+        elif not _na(series := fact.get("inherited_from")):
             flags.append("inherited")
             tips.append(f"inherited from series {series}")
         if fact.get("stale") is True:
@@ -957,10 +969,15 @@ def _value_cell(size: str, attr: str, value: Any, fact: Mapping[str, Any] | None
         status_text, marked = _status_shown(status, confidence)
     else:
         status_text, marked = _e(status), mark(status, confidence)
+    css = _CELL_CSS.get(col.type, "v") + (" inferred" if fact and fact.get("basis") in _INFERRED_FLAG else "")
     return (
-        f'<td class="{_CELL_CSS.get(col.type, "v")}" data-attribute="{_e(attr)}" data-status="{status_text}"'
+        f'<td class="{css}" data-attribute="{_e(attr)}" data-status="{status_text}"'
         f' data-sort="{order}" title="{_e(tip)}"><span class="val">{shown}</span>{marked}{flag}</td>'
     )
+
+
+_INFERRED_FLAG = {"inherited": "inherited from series", "sibling": "copied from", "name": "read from the name"}
+"""How a cell says its value is not stated for the size itself (`facts.basis`): shown apart, in italics."""
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -1141,6 +1158,46 @@ def _sort_line(line: Any) -> float:
         return 0.0
 
 
+def _names(rows: Rows) -> str:
+    """The names documents use for another size: what each stands for, how sure, why, and where."""
+    names = _records(rows, "names")
+    shown, more = _limited(names, "names")
+    body = "".join(
+        f'<tr data-item><td class="mono" data-sort="{_e(n.get("name"))}">{_breakable(n.get("name"))}'
+        f'<span class="sub">written {_e(n.get("written"))}</span></td>'
+        f'<td class="mono" data-sort="{_e(n.get("size"))}">{_breakable(n.get("size"))}</td>'
+        f'<td>{_e(n.get("certainty"))}</td><td class="why">{_e(n.get("evidence"))}</td>'
+        f"<td>{'<br>'.join(_use(use, n.get('links')) for use in _split(n.get('uses'), ';'))}</td></tr>"
+        for n in shown
+    )
+    heads = "".join(
+        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
+        for h in ("Name", "Stands for", "Certainty", "Evidence", "Used at")
+    )
+    table = (
+        f'<div class="scroll"><table id="names-table" class="sortable"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        if names
+        else "<p>Every size name the documents use is a size of its own.</p>"
+    )
+    return (
+        f'<section id="names" class="block"><h2>Names <span class="count">{len(names)}</span></h2>'
+        "<p class=\"help\">Names a document uses for another size: a third party's or a superseded page's "
+        "spelling. None is a row of VM sizes; the values stated under it count for the size it stands for, "
+        "where any that lose stay in Conflicts.</p>"
+        '<div class="controls"><label>Filter names <input type="search" data-filter="names" '
+        'placeholder="name, size or document"></label><span class="shown"></span></div>'
+        f"{more}{table}</section>"
+    )
+
+
+def _use(use: str, links: Any) -> str:
+    """One `document:line` a name is used at, linked to the line upstream where `links` has it."""
+    document, _, line = use.rpartition(":")
+    url = next((u.rsplit("#L", 1)[0] for u in _split(links, ";") if u.endswith(f"#L{line}") and document), None)
+    return _where(document, line, url)
+
+
 def _documents(rows: Rows) -> str:
     docs = _records(rows, "documents")
     shown, more = _limited(docs, "documents")
@@ -1242,6 +1299,7 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
         for k, v in (
             ("summary", "Summary"),
             ("sizes", "VM sizes"),
+            ("names", "Names"),
             ("conflicts", "Conflicts"),
             ("docs-vs-api", "Docs vs API"),
             ("documents", "Documents"),
@@ -1262,7 +1320,7 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     )
     yield f"{summary}\n"
     yield _size_tables(rows, stated, facts_at)
-    yield "\n"
+    yield f"\n{_names(rows)}\n"
     yield conflicts
     del conflicts
     yield f"\n{_docs_vs_api(rows, facts_at, by_dispute)}\n"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pipeline import knowledge
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +126,14 @@ FACTS = (
     _c("line", "int", "File line of the winning claim.", "line"),
     _c("as_of", "date", "Date of the winning claim's document."),
     _c("inherited_from", "string", "Series the value was inherited from, when the size states none itself."),
+    _c(
+        "basis",
+        "string",
+        "What the value rests on: stated (a document states it for the entity), computed (from values stated for "
+        "it), or inferred: inherited (from its series), sibling (copied from a size of the same series and vCPU "
+        "count) or name (read from the size name).",
+    ),
+    _c("basis_from", "string", "The series an inherited value comes from, or the sibling size a copied one does."),
     _c("checks_failed", "string", "Consistency checks the winning claim fails, joined with '; '."),
     _c("stale", "bool", "True when the only support is much older than another document about the entity."),
 )
@@ -146,6 +154,25 @@ CONFLICTS = (
     _c("note", "string", "Why the winning value won, or how the value entered the dispute."),
 )
 
+NAMES = (
+    _c("name", "string", "A size name the documents use that stands for another size (canonical spelling)."),
+    _c("written", "string", "The name as the documents write it, each spelling once, joined with '; '."),
+    _c("size", "string", "The size (a row of vm_sizes) the name stands for; its claims count for that size."),
+    _c(
+        "certainty",
+        "string",
+        "certain (another spelling of the size's name, or one token more or less with every value equal) or "
+        "likely (the evidence points to the size, but the name could be another's).",
+    ),
+    _c("evidence", "string", "Why the name is read as `size`: how the two names differ, and what the values say."),
+    _c("documents", "int", "Number of documents that use the name.", "document"),
+    _c("uses", "string", "document:line of every use of the name, joined with '; '."),
+    _c("links", "string", "Permalink to the line (url#L<line>) of each of `uses` that has one, joined with '; '."),
+)
+
+CERTAINTY = ("certain", "likely")
+"""How sure the `names` table is that a name stands for its size."""
+
 FOUND_IN = ("docs and API", "docs only", "API only", "third parties only")
 """Where a size is named (`vm_sizes.found_in`): by a page and an API catalog, by a page only, by
 an API catalog only, or by third-party pages only."""
@@ -158,6 +185,12 @@ PRICES = (
     _c("spot_usd_per_hour", "float", "Spot price.", "USD/hour"),
     _c("snapshot", "string", "The catalog snapshot the price comes from (its document)."),
     _c("newest", "bool", "True when this is the newest snapshot of its catalog that lists the size."),
+    _c(
+        "listed_after_retirement",
+        "bool",
+        "True when the documents retire the size (vm_sizes.lifecycle is retired): the catalog lists a price that "
+        "is not current, and vm_sizes gives the size no lowest price.",
+    ),
     _c("document", "string", "Document the row comes from."),
     _c("line", "int", "File line of the row.", "line"),
 )
@@ -211,18 +244,25 @@ def _vm_size_columns() -> tuple[Column, ...]:
         cols.append(_c(name, type_, attr.description, attr.unit))
     cols.extend(
         [
-            _c("documents", "int", "Number of documents with at least one claim about the size.", "document"),
+            _c(
+                "documents",
+                "int",
+                "Number of documents that name the size: a row, a list or a comparison table of theirs (not a "
+                "sibling's page, whose values a size may copy).",
+                "document",
+            ),
             _c(
                 "found_in",
                 "string",
                 "Where the size is named: 'docs and API' (a page and an API catalog), 'docs only' (not in any "
-                "catalog snapshot), 'API only' (no page describes it) or 'third parties only' (unverified).",
+                "catalog snapshot), 'API only' (no page names it) or 'third parties only' (unverified).",
             ),
             _c("api_snapshot", "string", "The newest API catalog snapshot that lists the size (its document)."),
             _c(
                 "lowest_price_usd_per_hour",
                 "float",
-                "Lowest on-demand price over the regions of the newest snapshot that prices the size.",
+                "Lowest on-demand price over the regions of the newest snapshot that prices the size; empty for a "
+                "size the documents retire (its catalog rows stay in `prices`, marked listed_after_retirement).",
                 "USD/hour",
             ),
             _c(
@@ -243,9 +283,19 @@ def _vm_size_columns() -> tuple[Column, ...]:
                 "Lowest confidence among the row's core values (the columns from vcpus to network_bandwidth_mbps).",
                 "probability",
             ),
-            _c("linked_to", "string", "For an unverified size: the official size it most likely is."),
-            _c("link_evidence", "string", "Why linked_to was chosen."),
-            _c("value_basis", "string", "How each value in the row was chosen (see `facts` for each value's reason)."),
+            _c(
+                "value_basis",
+                "string",
+                "What the row's values rest on: how many a document states for this size, and each value that is "
+                "computed from stated ones, inherited from the series, copied from a sibling size or read from the "
+                "name, by where it comes from (facts.basis gives it value by value).",
+            ),
+            _c(
+                "inferred_attributes",
+                "string",
+                "The columns whose value no document states for this size (inherited, copied from a sibling or read "
+                "from the name), joined with ', '; empty when every value is stated.",
+            ),
         ]
     )
     return tuple(cols)
@@ -337,6 +387,7 @@ def tables() -> dict[str, tuple[Column, ...]]:
         "documents": DOCUMENTS,
         "claims": CLAIMS,
         "vm_sizes": _vm_size_columns(),
+        "names": NAMES,
         "facts": FACTS,
         "conflicts": CONFLICTS,
         "prices": PRICES,

@@ -112,7 +112,9 @@ from pipeline.runner.tables import (
     _documents_frame,
     _facts_frame,
     _Named,
+    _names_frame,
     _price_rows,
+    _prices_frame,
     _sizes_frame,
     _small_tables,
     _vm_size_rows,
@@ -653,7 +655,7 @@ def _compute(
             lap("reconciled tables taken from the output replaced")
             diagnostics = _sorted_diagnostics([*diagnostics, *before.diagnostics])
             table = _documents_frame(documents, subjects, before.claims_per_document, sources_by_doc, upstream)
-            small = _small_tables(table, prices, diagnostics, before.labels)
+            small = _small_tables(table, diagnostics, before.labels)
             small.update((name, _Taken(rows)) for name, (rows, _, _) in before.tables.items())
             frames = {name: small.pop(name) for name in TABLE_ORDER}
             lap("tables")
@@ -663,17 +665,17 @@ def _compute(
     del normalizing
     if progress:
         progress(f"read {len(documents)} documents; reconciling {len(norm.claims)} claims")
-    resolved, aliases, alias_diags = resolve_aliases(
-        norm.claims, sources_by_doc, (m.written for m in norm.mentions if m.size)
-    )
-    after = list(alias_diags)  # what the stages after normalize say, kept for the next build (`_Decided`)
-    suspects = {a.name: (a.size, a.why) for a in aliases if not a.certain}
+    spelled = resolve_aliases(norm.claims, sources_by_doc, norm.mentions)
+    resolved, aliases, unverified = spelled.claims, spelled.aliases, dict(spelled.superseded)
+    mentions = spelled.mentions
+    after = list(spelled.diagnostics)  # what the stages after normalize say, kept for the next build (`_Decided`)
     lap("aliases")
     # The sizes' values from their siblings and the claims their names make each read every
     # claim, and neither needs the other: on a second core, side by side.
     with beside(partial(sibling_claims, resolved, sources_by_doc, know), parallel=split, what="sizes' siblings") as sib:
-        names = name_rules(resolved, sources_by_doc, know)
+        names = name_rules(resolved, sources_by_doc, know, mentions)
     siblings = sib.result()
+    after += names.diagnostics
     claims = tuple(sorted((*resolved, *rule_made(names, siblings)), key=provenance_order))
     # Every claim is known: the documents' table is made now, and without the records their
     # text is let go before the memory of deciding is needed.
@@ -682,7 +684,7 @@ def _compute(
     kept_documents = tuple(documents) if records else ()
     del documents
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
-    moved = sorted((a.name, a.size, a.why) for a in aliases if a.certain)
+    moved = sorted((a.name, a.size, a.why) for a in aliases)
     # Where decisions are kept, their buckets' keys are made on the second core while the plan
     # is made here: they read what the buckets do (`reconcile.shape`), not the plan's votes.
     early = bool(split and decisions is not None and decisions.stored())
@@ -701,11 +703,12 @@ def _compute(
         sources_by_doc,
         names,
         siblings,
-        suspects,
+        unverified,
         settings.stale_after_days,
         stated,
         moved,
         prices,
+        mentions,
     )
     keyed: Beside[dict[int, str]] | None = None
     try:
@@ -718,7 +721,7 @@ def _compute(
                 sources_by_doc,
                 know,
                 settings.stale_after_days,
-                suspects=suspects,
+                unverified=unverified,
                 names=names,
                 siblings=siblings,
             )
@@ -729,7 +732,7 @@ def _compute(
     del names, siblings, sib, keying
     claims_table: Any = None
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
-    named = _Named.of(claims, prices)
+    named = _Named.of(claims, prices, mentions)
 
     def part(p: Plan, entities: frozenset[str] | None, divided: bool = False) -> _Part:
         """The entities decided and finished a few buckets at a time (`_chunks`), their votes
@@ -769,7 +772,7 @@ def _compute(
     kept: dict[int, _Part] = {}
     keys: dict[int, str] = {}
     if decisions is not None:
-        key_all = partial(_bucket_keys, planned, bucket_of, stated, moved, sources_by_doc, prices)
+        key_all = partial(_bucket_keys, planned, bucket_of, stated, moved, sources_by_doc, prices, mentions)
         # With nothing kept (a first build, or new code), the keys are made where the memo is saved.
         keys = keyed.result() if keyed is not None else key_all() if decisions.stored() else {}
         hits = {b: hit for b, key in keys.items() if isinstance(hit := decisions.get(key), _Part)}
@@ -829,8 +832,9 @@ def _compute(
     lap("calibration labels")
     sizes = _in_order(sizes_parts, ["size"]) if sizes_parts else _sizes_frame([])
     del sizes_parts
-    built = set(sizes["size"]) | {a.name for a in aliases if a.certain}
-    after += _not_built(norm.mentions, built, members)
+    sizes_retired = sizes.loc[(sizes["lifecycle"] == "retired").fillna(False).astype(bool), "size"].tolist()
+    built = set(sizes["size"]) | {a.name for a in aliases}
+    after += _not_built(mentions, built, members)
     diagnostics = _sorted_diagnostics([*diagnostics, *after])
     if reuse is not None and decided_key is not None:
         reuse.decided = _Decided(decided_key, tuple(after), dict(per_document), tuple(labels))
@@ -840,7 +844,7 @@ def _compute(
         diagnostics=tuple(diagnostics),
         facts=rec.facts,
         conflicts=rec.conflicts if records else (),
-        links=rec.links if records else (),
+        names=aliases if records else (),
         labels=tuple(labels),
     )
     # When the caller does not keep the records, those a table was made from are let go as
@@ -864,13 +868,26 @@ def _compute(
     made["vm_sizes"] = sizes
     del sizes
     made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
-    made.update(_small_tables(documents_table, prices, diagnostics, labels))
+    made["names"] = _names_frame(aliases, upstream)
+    # A catalog's price of a size the documents retire is kept, marked, and is no current price.
+    made["prices"] = _prices_frame(prices, set(sizes_retired))
+    made.update(_small_tables(documents_table, diagnostics, labels))
     frames = {name: made.pop(name) for name in TABLE_ORDER}
     lap("tables")
     return replace(result, tables=_rows_of(frames)), frames
 
 
-TABLE_ORDER = ("documents", "claims", "vm_sizes", "facts", "conflicts", "prices", "diagnostics", "calibration")
+TABLE_ORDER = (
+    "documents",
+    "claims",
+    "vm_sizes",
+    "names",
+    "facts",
+    "conflicts",
+    "prices",
+    "diagnostics",
+    "calibration",
+)
 """The tables in the order a build writes them."""
 
 

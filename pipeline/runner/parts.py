@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.knowledge.registry import Source
-from pipeline.records import Claim
+from pipeline.records import Claim, Mention
 from pipeline.runner.cache import digest
 from pipeline.runner.documents import code_fingerprint
 from pipeline.runner.pool import give_back
@@ -19,7 +19,6 @@ from pipeline.stages.reconcile import (
     Conflict,
     Fact,
     Failure,
-    Link,
     NameRules,
     Plan,
     Reconciled,
@@ -47,15 +46,16 @@ def _early_keys(
     sources: Mapping[str, Source],
     names: NameRules,
     siblings: Siblings,
-    suspects: Mapping[str, tuple[str, str]],
+    unverified: Mapping[str, str],
     stale_after_days: int,
     stated: Mapping[str, Mapping[str, str]],
     moved: Sequence[tuple[str, str, str]],
     prices: Sequence[Mapping[str, Any]],
+    mentions: Sequence[Mention] = (),
 ) -> dict[int, str]:
     """`_bucket_keys` before the plan is made, from its shape, which is all they read of it."""
-    shaped = shape(claims, sources, names, siblings, stale_after_days=stale_after_days, suspects=suspects)
-    return _bucket_keys(shaped, buckets(shaped, RECONCILE_BUCKETS), stated, moved, sources, prices)
+    shaped = shape(claims, sources, names, siblings, stale_after_days=stale_after_days, unverified=unverified)
+    return _bucket_keys(shaped, buckets(shaped, RECONCILE_BUCKETS), stated, moved, sources, prices, mentions)
 
 
 def _bucket_keys(
@@ -65,9 +65,11 @@ def _bucket_keys(
     moved: Sequence[tuple[str, str, str]],
     sources: Mapping[str, Source],
     prices: Sequence[Mapping[str, Any]],
+    mentions: Sequence[Mention] = (),
 ) -> dict[int, str]:
     """Each bucket's key: a digest of all that deciding and finishing its entities reads
-    (`reconcile.reads`), their prices, the rule-made claims about them, and the claims the
+    (`reconcile.reads`), their prices, the comparison tables that name them (their rows of
+    vm_sizes count those documents), the rule-made claims about them, and the claims the
     documents that state them state about them. Those are given by their digests in the
     normalize memo (`stated`, by the entity each names), with the claims moved to another name
     by the certain aliases (`moved`): hashing every claim in every build cost more than
@@ -85,9 +87,12 @@ def _bucket_keys(
     made: dict[str, list[Claim]] = defaultdict(list)
     for c in p.name_claims:
         made[c.entity].append(c)
-    priced: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    priced: dict[str, list[object]] = defaultdict(list)
     for row in prices:
         priced[row["size"]].append(row)
+    for m in mentions:
+        if m.size:
+            priced[m.size].append(m)
     citing = {d for docs in cited.values() for d in docs}
     about: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
     for d in citing & stated.keys():
@@ -106,7 +111,8 @@ def _bucket_keys(
 
     # The series' claims by their documents' digests, like an entity's: pickling the 132,000
     # claims of 10,000 documents' series for every build cost 0.3 s.
-    base = digest(code_fingerprint(), shared, moved, [(s, read_of(s), made.get(s, [])) for s in series])
+    # Which names stand for which sizes; not why (the words of its evidence move with any value).
+    base = digest(code_fingerprint(), shared, [m[:2] for m in moved], [(s, read_of(s), made.get(s, [])) for s in series])
     inputs: dict[int, list[object]] = defaultdict(list)
     for entity in sorted(bucket_of):
         inputs[bucket_of[entity]].append((own[entity], read_of(entity), made.get(entity, []), priced.get(entity, [])))
@@ -134,7 +140,6 @@ def _by_bucket(
     rows_of: list[tuple[Any, Any]] = []
     sizes_of: list[tuple[Any, Any]] = []
     conflicts: dict[int, list[Conflict]] = defaultdict(list)
-    links: dict[int, list[Link]] = defaultdict(list)
     failures: dict[int, list[Failure]] = defaultdict(list)
     members: dict[int, list[tuple[str, str]]] = defaultdict(list)
     rates: dict[int, dict[str, tuple[tuple[tuple[str, str], float], ...]]] = defaultdict(dict)
@@ -146,8 +151,6 @@ def _by_bucket(
         sizes_of.append((part.sizes, _buckets_of_rows(part.sizes["size"], bucket_of)))
         for c in rec.conflicts:
             conflicts[bucket_of[c.entity]].append(c)
-        for lk in rec.links:
-            links[bucket_of[lk.entity]].append(lk)
         # Each bucket keeps the checks of its own last key for a claim: a series' claim is
         # checked for sizes in several buckets, and any of them may be decided again alone.
         for failure in part.failures:
@@ -164,7 +167,7 @@ def _by_bucket(
         yield (
             b,
             _Part(
-                Reconciled((), tuple(conflicts[b]), tuple(links[b]), (), *last_checks(failures[b])),
+                Reconciled((), tuple(conflicts[b]), (), *last_checks(failures[b])),
                 _Packed.of(facts),
                 sizes,
                 members[b],

@@ -19,10 +19,10 @@ from pipeline.stages.calibrate import Label
 
 DOCUMENTATION = ("SCHEMA.md", "datapackage.json", "report.html")
 
-TAKEN_TABLES = ("claims", "vm_sizes", "facts", "conflicts")
-"""The tables the stages after normalize make: what a build may take from the output it
-replaces (`_Reuse`). The others are cheap to make again, and the documents' and the
-diagnostics' depend on more than those stages read."""
+TAKEN_TABLES = ("claims", "vm_sizes", "names", "facts", "conflicts", "prices")
+"""The tables the stages after normalize make (the prices too: a retired size's are marked): what
+a build may take from the output it replaces (`_Reuse`). The others are cheap to make again, and
+the documents' and the diagnostics' depend on more than those stages read."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -13,21 +13,19 @@ from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.outputs import schema
 from pipeline.outputs.write import by_column, frame
-from pipeline.records import Claim, Diagnostic, Document, Price
+from pipeline.records import Claim, Diagnostic, Document, Mention, Price
+from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.normalize import source_family
 from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled
 from pipeline.sync import Locked
 
 
-def _small_tables(
-    documents: Any, prices: Sequence[Mapping[str, Any]], diagnostics: Sequence[Diagnostic], labels: Sequence[Label]
-) -> dict[str, Any]:
+def _small_tables(documents: Any, diagnostics: Sequence[Diagnostic], labels: Sequence[Label]) -> dict[str, Any]:
     """The tables made the same way whether the others are made or taken."""
     cols = schema.tables()
     return {
         "documents": documents,
-        "prices": frame(by_column(prices, cols["prices"]), cols["prices"]),
         "diagnostics": frame(
             _columns(diagnostics, Diagnostic, cols["diagnostics"]), cols["diagnostics"], len(diagnostics)
         ),
@@ -170,6 +168,14 @@ def calibration_rows(labels: Sequence[Label]) -> list[dict[str, Any]]:
     return rows
 
 
+def _prices_frame(rows: Sequence[Mapping[str, Any]], retired: Collection[str]) -> Any:
+    """The prices table: the rows of `_price_rows`, each marked `listed_after_retirement` where
+    the documents retire its size (`retired`): a catalog listing it is no current price."""
+    cols = schema.tables()["prices"]
+    marked = [{**row, "listed_after_retirement": row["size"] in retired} for row in rows]
+    return frame(by_column(marked, cols), cols)
+
+
 def _price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
     """One row per catalog price, marked `newest` where no newer snapshot of its catalog prices
     the size."""
@@ -202,39 +208,42 @@ _DOCS_ONLY = frozenset({NAME_CONVENTION, SIBLING})
 
 @dataclass(frozen=True, slots=True)
 class _Named:
-    """What a size's row of vm_sizes reads beside its facts, from every claim and price once:
-    the documents that state it, those that name it (not only its docs' rules), and its lowest
-    price in the newest snapshot. Each part of the entities reads its sizes' (`_vm_size_rows`)."""
+    """What a size's row of vm_sizes reads beside its facts, from every claim, mention and price
+    once: the documents that name it (their rows, lists and comparison tables, not the rules'
+    claims, which a sibling's document carries), and its lowest price in the newest snapshot.
+    Each part of the entities reads its sizes' (`_vm_size_rows`)."""
 
-    documents: Mapping[str, set[str]]
     named_by: Mapping[str, set[str]]
     lowest: Mapping[str, float]
 
     @classmethod
-    def of(cls, claims: Iterable[Claim], prices: Iterable[Mapping[str, Any]]) -> _Named:
-        documents: dict[str, set[str]] = defaultdict(set)
+    def of(
+        cls, claims: Iterable[Claim], prices: Iterable[Mapping[str, Any]], mentions: Iterable[Mention] = ()
+    ) -> _Named:
         named_by: dict[str, set[str]] = defaultdict(set)
         for c in claims:
-            if c.entity_kind == "size":
-                documents[c.entity].add(c.document)
-                if c.method not in _DOCS_ONLY:
-                    named_by[c.entity].add(c.document)
+            if c.entity_kind == "size" and c.method not in _DOCS_ONLY:
+                named_by[c.entity].add(c.document)
+        for m in mentions:
+            if m.size:
+                named_by[m.size].add(m.document)
         lowest: dict[str, float] = {}
         for p in prices:
             if p["newest"] and p["on_demand_usd_per_hour"] is not None:
                 lowest[p["size"]] = min(lowest.get(p["size"], float("inf")), p["on_demand_usd_per_hour"])
-        return cls(documents, named_by, lowest)
+        return cls(named_by, lowest)
 
 
 def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source]) -> list[dict[str, Any]]:
-    """One row per size, every value taken from `facts`; where it is named (docs, the API),
-    the newest API snapshot that lists it, and its lowest price in the newest snapshot."""
+    """One row per size, every value taken from `facts`, with an account of the values no
+    document states for the size itself (`_basis_account`); where it is named (docs, the API),
+    the newest API snapshot that lists it, and, unless the documents retire it, its lowest price
+    in the newest snapshot."""
     facts: dict[str, dict[str, Fact]] = defaultdict(dict)
     for f in rec.facts:
         if f.entity_kind == "size":
             facts[f.entity][f.attribute] = f
-    size_docs, named_by, lowest = named.documents, named.named_by, named.lowest
-    links = {lk.entity: lk for lk in rec.links}
+    named_by, lowest = named.named_by, named.lowest
     types = {c.name: c.type for c in schema.tables()["vm_sizes"]}
     rows = []
     for size in sorted(s for s in facts if parse_size(s)):
@@ -254,7 +263,7 @@ def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source])
         else:
             row["status"] = next((s for s in STATUS_ORDER if s in statuses), None)
         row["confidence"] = min((f.confidence for f in used), default=None)
-        row["documents"] = len(size_docs.get(size, ()))
+        row["documents"] = len(named_by.get(size, ()))
         naming = named_by.get(size, set())
         kinds = {sources[d].kind for d in naming}
         api = sorted((d for d in naming if sources[d].kind == "api_catalog"), key=lambda d: sources[d].snapshot or 0)
@@ -262,17 +271,62 @@ def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source])
         both, docs_only, api_only, third_only = schema.FOUND_IN
         row["found_in"] = (both if docs else api_only) if api else (docs_only if docs else third_only)
         row["api_snapshot"] = api[-1] if api else None
-        row["lowest_price_usd_per_hour"] = lowest.get(size)
+        price = None if row.get("lifecycle") == "retired" else lowest.get(size)
+        row["lowest_price_usd_per_hour"] = price
         count = row.get("gpu_count")
         row["price_per_gpu_hour_usd"] = (
-            round(lowest[size] / count, 6) if size in lowest and isinstance(count, float) and count > 0 else None
+            round(price / count, 6) if price is not None and isinstance(count, float) and count > 0 else None
         )
-        lk = links.get(size)
-        row["linked_to"] = lk.linked_to if lk else None
-        row["link_evidence"] = lk.evidence if lk else None
-        row["value_basis"] = "each value is the fact chosen by reconciliation; see facts.reason for why"
+        shown = [f for f in (series, *(chosen.get(a) for a in schema.VM_SIZE_ATTRIBUTES)) if f is not None]
+        row["value_basis"], row["inferred_attributes"] = _basis_account(shown)
         rows.append(row)
     return rows
+
+
+_INFERRED = {
+    "inherited": "inherited from series",
+    "sibling": "copied from the sibling size",
+    "name": "read from the name",
+}
+"""The bases of a value no document states for the size itself (`Fact.basis`), as the row says them."""
+
+
+def _basis_account(shown: Sequence[Fact]) -> tuple[str, str | None]:
+    """What a row's values rest on, in words, and the columns whose value no document states for
+    the size itself, joined with ', ' (None when every value is stated): `stated for this size: 9
+    values; inherited from series NDv2: cpu_model, gpu_count; read from the name: vcpus`."""
+    stated = sum(f.basis == "stated" for f in shown)
+    computed = [f.attribute for f in shown if f.basis == "computed"]
+    groups: dict[str, list[str]] = defaultdict(list)
+    for f in shown:
+        if f.basis in _INFERRED:
+            source = f" {f.basis_from}" if f.basis_from else ""
+            groups[f"{_INFERRED[f.basis]}{source}"].append(f.attribute)
+    parts = [f"stated for this size: {stated} value{'s' if stated != 1 else ''}"]
+    if computed:
+        parts.append(f"computed from stated values: {', '.join(computed)}")
+    parts.extend(f"{how}: {', '.join(attributes)}" for how, attributes in sorted(groups.items()))
+    inferred = [f.attribute for f in shown if f.basis in _INFERRED]
+    return "; ".join(parts), ", ".join(inferred) or None
+
+
+def _names_frame(aliases: Sequence[Alias], upstream: Mapping[str, Locked]) -> Any:
+    """The names table: one row per name that stands for another size (`aliases.Alias`)."""
+    cols = schema.NAMES
+    rows = [
+        {
+            "name": a.name,
+            "written": "; ".join(a.written),
+            "size": a.size,
+            "certainty": "certain" if a.certain else "likely",
+            "evidence": a.why,
+            "documents": len({d for d, _ in a.uses}),
+            "uses": "; ".join(f"{d}:{line}" for d, line in a.uses),
+            "links": _links([f"{d}:{line}" for d, line in a.uses], upstream),
+        }
+        for a in sorted(aliases, key=lambda a: a.name)
+    ]
+    return frame(by_column(rows, cols), cols)
 
 
 def _cell(f: Fact | None, type_: str) -> Any:
