@@ -726,9 +726,9 @@ def test_where_the_convention_holds_the_name_agrees_with_the_page(built: Build) 
         pytest.param(
             (MI300X,),
             "Standard_ND96isr_MI300X_v5",
-            "nvme_disk_size_gib",
+            "nvme_disk_total_gib",
             "28672",
-            # 28 TiB in the size's table, "28,000 GiB NVMe Disks" in the series' specs
+            # 28 TiB in the size's table, "28,000 GiB NVMe Disks" in the series' specs: each the eight disks' total
             "The size's own statement (official Microsoft Learn page (2024-08-01)) over the value 28000 GiB of its "
             "series ND MI300X v5 (official Microsoft Learn page (2024-08-01)).",
             id="own-statement-over-the-series",

@@ -47,6 +47,10 @@ class Attribute:
     min_per_vcpu: float | None = None
     allowed: tuple[str, ...] = ()
     derived_from: tuple[str, ...] = ()
+    max: float | None = None
+    """The most one item can physically be: a larger figure stated as one item's is the `total`."""
+    total: str | None = None
+    """The attribute that is this one summed over a count of items (`derived_from` names the count)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +83,25 @@ class PartRule:
     units: Mapping[str, str]
     qualified: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """A pattern in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
+    also: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """A pattern in the piece (`16 TiB (NVMe)`) that says what the part's own items are, so that
+    they are read with these units as well."""
 
     def units_for(self, piece: str) -> Mapping[str, str]:
         """The units map of a `<br>` piece: a qualifier word it carries picks its own."""
-        for pattern, units in self.qualified.items():
-            if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
-                return units
-        return self.units
+        return _named_in(self.qualified, piece) or self.units
+
+    def also_for(self, piece: str) -> Mapping[str, str] | None:
+        """The units map a `<br>` piece says the part's own items are read with as well, if any."""
+        return _named_in(self.also, piece)
+
+
+def _named_in(maps: Mapping[str, Mapping[str, str]], piece: str) -> Mapping[str, str] | None:
+    """The map of the first pattern `piece` holds as a word of its own."""
+    for pattern, units in maps.items():
+        if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
+            return units
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +190,9 @@ class Knowledge:
     _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _phrase_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    shares: tuple[tuple[str, str, str], ...] = field(init=False, repr=False, compare=False)
+    """(one item, count, total) for each attribute that is one item's share of a total (`total`
+    in attributes.toml; the total's `derived_from` names the count)."""
     _seen: _Answers = field(init=False, repr=False, compare=False)
     """Answers by text (`remembered`): the cells of a corpus repeat a few thousand texts, asked
     about hundreds of thousands of times (10,000 generated documents)."""
@@ -190,6 +209,17 @@ class Knowledge:
         object.__setattr__(self, "_gpu_aliased", aliased)
         object.__setattr__(self, "_phrase_words", tuple(sorted({w for p in self.phrases for w in p.needs})))
         object.__setattr__(self, "_seen", _Answers())
+        object.__setattr__(
+            self,
+            "shares",
+            tuple(
+                (name, count, a.total)
+                for name, a in self.attributes.items()
+                if a.total
+                for count in self.attributes[a.total].derived_from
+                if count != name
+            ),
+        )
 
     def phrase_words(self, lowered: str) -> frozenset[str]:
         """The words the phrases need (`Phrase.needs`) that the lowercase text `lowered` holds:
@@ -329,6 +359,8 @@ def load() -> Knowledge:
             min_per_vcpu=a.get("min_per_vcpu"),
             allowed=tuple(a.get("allowed", ())),
             derived_from=tuple(a.get("derived_from", ())),
+            max=a.get("max"),
+            total=a.get("total"),
         )
         for name, a in _table("attributes.toml")["attribute"].items()
     }
@@ -371,6 +403,7 @@ def load() -> Knowledge:
             pattern=_compile(p["match"]),
             units=dict(p["units"]),
             qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
+            also={w: dict(u) for w, u in p.get("also", {}).items()},
         )
         for p in headers["part"]
     )
@@ -440,10 +473,14 @@ def load() -> Knowledge:
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
-    named += [a for p in parts for u in p.qualified.values() for a in u.values()]
+    named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
+    named += [a.total for a in attrs.values() if a.total]
     unknown = sorted(set(named) - set(attrs))
     if unknown:
         raise ValueError(f"knowledge tables name attributes missing from attributes.toml: {unknown}")
+    uncounted = sorted(n for n, a in attrs.items() if a.total and n not in attrs[a.total].derived_from)
+    if uncounted:
+        raise ValueError(f"attributes whose total is not derived from them (derived_from): {uncounted}")
     return Knowledge(
         attributes=attrs,
         units=units,
