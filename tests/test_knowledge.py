@@ -297,6 +297,39 @@ def test_a_total_its_item_does_not_derive_is_refused(monkeypatch: pytest.MonkeyP
         knowledge.load.__wrapped__()
 
 
+# ------------------------------------------------------------------------ phrases
+
+
+def test_a_phrase_of_a_flag_states_its_value_as_a_flag_reads_it() -> None:
+    # phrases.toml: `value = true` for `nvlink` ("... through NVLINK")
+    [phrase] = [p for p in KNOW.phrases if p.attribute == "nvlink"]
+    assert phrase.value == "true"
+    assert phrase.pattern.search("Bandwidth is up to 72 GPUs per domain through NVLINK")
+
+
+def test_link_placeholder_is_every_link_of_the_table() -> None:
+    assert [(k.name, k.flag) for k in KNOW.links] == [("NVLink", "nvlink"), ("AMD Infinity Fabric", None)]
+    [first, second] = [p for p in KNOW.phrases if p.attribute == "interconnect"]
+    assert first.pattern.search("connected to one another via 4th-Gen AMD Infinity Fabric links")
+    assert second.pattern.search("Each GPU features NVLINK 4.0 connectivity")
+
+
+@pytest.mark.parametrize(
+    ("part", "piece"),
+    [
+        # ACD/gpu-accelerated/includes/nca100v4-series-specs.md:16
+        pytest.param("Processor", "AMD EPYC 7V13 (Milan) [x86-64]", id="processor"),
+        # ACD/gpu-accelerated/includes/nca100v4-series-specs.md:19
+        pytest.param("Remote Storage", "8 - 32 Disks", id="remote-storage"),
+        pytest.param("Remote Storage", "8 NVMe Disks", id="qualifier-of-another-part"),
+    ],
+)
+def test_parts_without_qualifiers_keep_their_units(part: str, piece: str) -> None:
+    rule = KNOW.part_rule(part)
+    assert rule is not None
+    assert rule.units_for(piece) == rule.units
+
+
 # ------------------------------------------------------------------------ dates in running text
 
 _DATE_IN_TEXT = re.compile(knowledge.DATE_IN_TEXT, re.IGNORECASE)

@@ -863,7 +863,121 @@ def test_a_processor_line_without_a_model_number_is_no_cpu_model() -> None:
     # ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16
     assert "two fourth Gen Intel Xeon Scalable processors for a total 96 physical cores" in fixture_line(MI300X, 14)
     n = normalized(MI300X)
-    assert [c for c in n.claims if c.line == 14] == []
+    # The line's one claim is the GPUs' link of its next sentence (see the interconnect cases).
+    assert [c.attribute for c in n.claims if c.line == 14] == ["interconnect"]
+
+
+# ------------------------------------------------------------------- GPU interconnects in prose
+
+Link = tuple[str, str, str, str]
+"""A claim about the GPUs' link: entity, attribute, value, method."""
+
+
+def joined_by_nvlink(series: str, link: str) -> list[Link]:
+    """What a sentence saying a series' GPUs are joined by NVLink states: the link and the flag."""
+    return [(series, "interconnect", link, "paragraph"), (series, "nvlink", "true", "paragraph")]
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "cited", "links"),
+    [
+        pytest.param(
+            GB200,
+            24,
+            # "... The GPUs are interconnected via fifth-generation NVLink, providing ..."
+            "ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15",
+            joined_by_nvlink("ND GB200 v6", "NVLink 5.0"),
+            id="fifth-generation-nvlink-is-nvlink-5.0",
+        ),
+        pytest.param(
+            GB300_V6,
+            13,
+            # "... The GPUs are interconnected via fifth-generation NVLINK, providing ..."
+            "ACD/gpu-accelerated/includes/nd-gb300-v6-series-summary.md:14",
+            joined_by_nvlink("ND GB300 v6", "NVLink 5.0"),
+            id="gb300-likewise",
+        ),
+        pytest.param(
+            H100_V5,
+            13,
+            # "Each GPU features NVLINK 4.0 connectivity for communication within the VM, ..."
+            "ACD/gpu-accelerated/includes/ndh100v5-series-summary.md:18",
+            joined_by_nvlink("ND H100 v5", "NVLink 4.0"),
+            id="nvlink-4.0-connectivity",
+        ),
+        pytest.param(
+            H200_V5,
+            13,
+            # "The ND H200 v5 series starts with ... GPUs, interconnected with 900 GB/s NVLink."
+            "ACD/gpu-accelerated/includes/nd-h200-v5-series-summary.md:17",
+            joined_by_nvlink("ND H200 v5", "NVLink"),
+            id="no-generation-is-nvlink",
+        ),
+        pytest.param(
+            MI300X,
+            14,
+            # "... Each GPU within the VM is then connected to one another via 4th-Gen AMD Infinity Fabric links ..."
+            "ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16",
+            [("ND MI300X v5", "interconnect", "AMD Infinity Fabric 4th gen", "paragraph")],
+            id="infinity-fabric-says-nothing-of-nvlink",
+        ),
+        pytest.param(
+            GB200,
+            27,
+            # "-  Bandwidth is up to 72 GPUs per domain through NVLINK": NVLink, but not which one.
+            "ACD/gpu-accelerated/nd-gb200-v6-series.md:91",
+            [("ND GB200 v6", "nvlink", "true", "bullet")],
+            id="through-nvlink-is-the-flag-alone",
+        ),
+        pytest.param(
+            GB300_V6,
+            24,
+            "ACD/gpu-accelerated/nd-gb300-v6-series.md:95",
+            [("ND GB300 v6", "nvlink", "true", "bullet")],
+            id="gb300-through-nvlink",
+        ),
+    ],
+)
+def test_the_gpus_link_in_a_summary_goes_to_its_series(name: str, line: int, cited: str, links: list[Link]) -> None:
+    assert fixture_line(name, line) == source_line(cited)
+    found = [c for c in normalized(name).claims if c.line == line and c.attribute in ("interconnect", "nvlink")]
+    assert sorted((c.entity, c.attribute, c.value, c.method) for c in found) == links
+    assert {c.entity_kind for c in found} == {"series"}
+
+
+def test_a_links_claim_says_what_it_was_read_from() -> None:
+    # ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15
+    link = one_claim(GB200, 24, "interconnect")
+    flag = one_claim(GB200, 24, "nvlink")
+    assert link.interpretation == "from running text: 'interconnected via fifth-generation NVLink'"
+    assert flag.interpretation == f"{link.interpretation}; NVLink names the GPUs' link"
+    assert (flag.value_bool, flag.value_text) == (True, None)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "links"),
+    [
+        pytest.param("The GPUs are not interconnected via NVLink.", [], id="negated"),
+        pytest.param("NVLink bandwidth within the VM is 900 GB/s.", [], id="a-figure-of-the-link-said-elsewhere"),
+        pytest.param("The GPUs are interconnected via PCIe Gen4.", [], id="another-link"),
+        pytest.param(
+            "Unlike this series, the ND A100 v4 series GPUs are interconnected via third-generation NVLink.",
+            joined_by_nvlink("ND A100 v4", "NVLink 3.0"),
+            id="a-sentence-about-another-series",
+        ),
+        pytest.param(
+            # as AD/ndv2-series.md:16 writes it: "NDv2 is powered by 8 NVIDIA Tesla V100 NVLINK-connected GPUs"
+            "Each VM has 8 NVIDIA H100 NVLINK-connected GPUs, each with 80 GB of GPU memory.",
+            joined_by_nvlink("ND H100 v5", "NVLink"),
+            id="nvlink-connected",
+        ),
+    ],
+)
+def test_a_link_is_read_only_where_a_sentence_says_the_gpus_are_joined_by_it(sentence: str, links: list[Link]) -> None:
+    # ACD/gpu-accelerated/includes/ndh100v5-series-summary.md:18 replaced by the sentence
+    n = normalize([edited(H100_V5, fixture_line(H100_V5, 13), sentence)])
+    found = [c for c in n.claims if c.line == 13 and c.attribute in ("interconnect", "nvlink")]
+    assert sorted((c.entity, c.attribute, c.value, c.method) for c in found) == links
 
 
 # --------------------------------------------------------------------- GPU cards

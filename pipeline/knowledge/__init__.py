@@ -153,6 +153,18 @@ class CatalogField:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """A GPU interconnect running text names (phrases.toml `[[link]]`)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    generation: str
+    """The normal form when the text gives a generation: `{n}` its number, `{ordinal}` it as 4th."""
+    flag: str | None = None
+    """The flag attribute naming the link states true."""
+
+
+@dataclass(frozen=True, slots=True)
 class Phrase:
     attribute: str
     pattern: re.Pattern[str]
@@ -187,6 +199,7 @@ class Knowledge:
     cpu_re: re.Pattern[str]
     catalog_formats: tuple[CatalogFormat, ...] = ()
     catalog_fields: Mapping[str, CatalogField] = field(default_factory=dict)
+    links: tuple[Link, ...] = ()
     _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _phrase_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -422,20 +435,27 @@ def load() -> Knowledge:
     gpu_re = re.compile(
         r"(?<![A-Za-z0-9])(" + "|".join(re.escape(a) for a in gpu_aliases) + r")(?![A-Za-z0-9])", re.IGNORECASE
     )
+    phrase_table = _table("phrases.toml")
+    links = tuple(
+        Link(name=k["name"], pattern=_compile(k["match"]), generation=k["generation"], flag=k.get("flag"))
+        for k in phrase_table.get("link", ())
+    )
+    link_in_text = "(?:" + "|".join(k["match"] for k in phrase_table.get("link", ())) + ")"
     phrases = tuple(
         Phrase(
             attribute=p["attribute"],
-            value=p.get("value"),
+            value=_phrase_value(p.get("value")),
             pattern=_compile(
                 p["pattern"]
                 .replace("{SIZE}", SIZE_IN_TEXT)
                 .replace("{NUM}", NUM_IN_TEXT)
                 .replace("{DATE}", DATE_IN_TEXT)
+                .replace("{LINK}", link_in_text)
             ),
             parser=p.get("parser") or ("number" if attrs[p["attribute"]].kind == "number" else "text"),
             needs=tuple(str(w).lower() for w in p.get("needs", ())),
         )
-        for p in _table("phrases.toml")["phrase"]
+        for p in phrase_table["phrase"]
     )
     cpu_vendors = tuple(
         CpuVendor(name=name, words=tuple(v["words"]), architecture=v.get("architecture"))
@@ -474,6 +494,7 @@ def load() -> Knowledge:
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
     named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
+    named += [k.flag for k in links if k.flag]
     named += [a.total for a in attrs.values() if a.total]
     unknown = sorted(set(named) - set(attrs))
     if unknown:
@@ -500,7 +521,15 @@ def load() -> Knowledge:
         cpu_re=cpu_re,
         catalog_formats=catalog_formats,
         catalog_fields=catalog_fields,
+        links=links,
     )
+
+
+def _phrase_value(value: object) -> str | None:
+    """A phrase's fixed value as text: `true`/`false` for a flag, as `parse_flag` reads them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return None if value is None else str(value)
 
 
 SIZE_IN_TEXT = r"(?:Standard_)?[A-Z]{1,3}\d+(?:-\d+)?[a-z]+(?:[A-Z]\d+[a-z]*)?(?:_[A-Za-z0-9]+)*"

@@ -40,6 +40,7 @@ from pipeline.knowledge.values import (
     parse_generations,
     parse_number,
     parse_quantity,
+    read_link,
 )
 from pipeline.records import (
     Claim,
@@ -1326,7 +1327,8 @@ def _phrases(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
             _prose_size_series(ctx, st, subjects, seen)
             for (entity, kind), group in pairs:
                 for v in group:
-                    key = (entity, v.attribute, v.text or format_number(v.number or 0))
+                    flag = None if v.flag is None else str(v.flag)
+                    key = (entity, v.attribute, v.text or flag or format_number(v.number or 0))
                     if key in seen:
                         continue
                     seen.add(key)
@@ -1435,9 +1437,13 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
     groups = m.groupdict()
     raw = groups.get("value")
     if phrase.value is not None:
+        if ctx.know.attributes[phrase.attribute].kind == "flag":
+            return [_Value(phrase.attribute, flag=parse_flag(phrase.value), interpretation=note)]
         return [_Value(phrase.attribute, text=phrase.value, interpretation=note)]
     if not raw:
         return []
+    if phrase.parser == "interconnect":
+        return _link_values(ctx, phrase.attribute, raw, note)
     if phrase.parser == "gpu_model":
         # A comparison names other models after the one meant: "the H200, ... over the H100".
         window = _COMPARED.split(raw, maxsplit=1)[0]
@@ -1469,6 +1475,19 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
             interpretation=note + (f"; {conv[2]}" if conv[2] else ""),
         )
     ]
+
+
+def _link_values(ctx: _Context, attribute: str, written: str, note: str) -> list[_Value]:
+    """A GPU interconnect in its normal form (`fifth-generation NVLink` is NVLink 5.0), and the
+    flag its name states (NVLink: `nvlink`); phrases.toml's `[[link]]` table says which."""
+    found = read_link(written, ctx.know)
+    if found is None:
+        return []
+    link, name = found
+    out = [_Value(attribute, text=name, interpretation=note)]
+    if link.flag:
+        out.append(_Value(link.flag, flag=True, interpretation=f"{note}; {link.name} names the GPUs' link"))
+    return out
 
 
 def _lifecycle_of(ctx: _Context, when: dt.date) -> list[_Value]:
