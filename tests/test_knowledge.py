@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -236,29 +237,81 @@ def test_phrase_words(text: str, words: set[str]) -> None:
 
 _TEMP = {"disk": "temp_disk_count", "bare": "temp_disk_count", "information": "temp_storage_gib"}
 _NVME = {"disk": "nvme_disk_count", "bare": "nvme_disk_count", "information": "nvme_disk_size_gib"}
+_NVME_TOTAL = {"disk": "nvme_disk_count", "bare": "nvme_disk_count", "information": "nvme_disk_total_gib"}
 
 
 @pytest.mark.parametrize(
-    ("piece", "units"),
+    ("piece", "units", "also"),
     [
         # ACD/gpu-accelerated/includes/nca100v4-series-specs.md:18, the Quantity cell
-        pytest.param("1 Temp Disk", _TEMP, id="temp-disk-count"),
-        pytest.param("1 - 4 NVMe Disks", _NVME, id="nvme-disk-count"),
+        pytest.param("1 Temp Disk", _TEMP, None, id="temp-disk-count"),
+        pytest.param("1 - 4 NVMe Disks", _NVME, None, id="nvme-disk-count"),
         # ACD/gpu-accelerated/includes/nca100v4-series-specs.md:18, the Specs cell
-        pytest.param("64 - 256 GiB Temp Disk", _TEMP, id="temp-disk-size"),
-        pytest.param("960 GiB NVMe Disks", _NVME, id="nvme-disk-size"),
-        # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:18
-        pytest.param("28,000 GiB NVMe Disks", _NVME, id="grouped-nvme-size"),
+        pytest.param("64 - 256 GiB Temp Disk", _TEMP, None, id="temp-disk-size"),
+        pytest.param("960 GiB NVMe Disks", _NVME, None, id="nvme-disk-size"),
+        # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:18: other disks, not what these are
+        pytest.param("28,000 GiB NVMe Disks", _NVME, None, id="grouped-nvme-size"),
         # ACD/gpu-accelerated/includes/ndv2-series-specs.md:17
-        pytest.param("2948 GiB", _TEMP, id="no-qualifier"),
-        pytest.param("960 GiB nvme disks", _NVME, id="qualifier-any-case"),
-        pytest.param("960 GiB NVMeX", _TEMP, id="qualifier-inside-a-word"),
+        pytest.param("2948 GiB", _TEMP, None, id="no-qualifier"),
+        pytest.param("960 GiB nvme disks", _NVME, None, id="qualifier-any-case"),
+        pytest.param("960 GiB NVMeX", _TEMP, None, id="qualifier-inside-a-word"),
+        pytest.param("28,000 GiB NVMe Disks in total", _NVME_TOTAL, None, id="nvme-total-said-after"),
+        pytest.param("28 TiB total NVMe", _NVME_TOTAL, None, id="nvme-total-said-before"),
+        pytest.param("28 TiB combined NVMe disks", _NVME_TOTAL, None, id="nvme-combined"),
+        # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md:18: what the temp disks are made of,
+        # read for them as NVMe disks as well; the Quantity cell beside it says nothing of it.
+        pytest.param("16 TiB (NVMe)", _TEMP, _NVME, id="made-of-nvme"),
+        pytest.param("16 TiB ( nvme )", _TEMP, _NVME, id="made-of-spaced-any-case"),
+        pytest.param("4 Disks", _TEMP, None, id="says-nothing"),
     ],
 )
-def test_local_storage_piece_units(piece: str, units: Mapping[str, str]) -> None:
+def test_local_storage_piece_units(piece: str, units: Mapping[str, str], also: Mapping[str, str] | None) -> None:
     rule = KNOW.part_rule("Local Storage")
     assert rule is not None
     assert dict(rule.units_for(piece)) == units
+    said = rule.also_for(piece)
+    assert (dict(said) if said is not None else None) == also
+
+
+# ------------------------------------------------------------------------ one item and the total
+
+
+def test_an_nvme_disk_is_a_share_of_the_total_of_the_counted_disks() -> None:
+    assert KNOW.shares == (("nvme_disk_size_gib", "nvme_disk_count", "nvme_disk_total_gib"),)
+    one = KNOW.attributes["nvme_disk_size_gib"]
+    assert (one.total, one.max, one.unit) == ("nvme_disk_total_gib", 8192, "GiB")
+    assert KNOW.attributes["nvme_disk_total_gib"].derived_from == ("nvme_disk_count", "nvme_disk_size_gib")
+
+
+def test_a_total_its_item_does_not_derive_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = knowledge._table
+
+    def table(name: str) -> dict[str, Any]:
+        found = real(name)
+        if name == "attributes.toml":
+            found["attribute"]["nvme_disk_total_gib"]["derived_from"] = ["nvme_disk_count"]
+        return found
+
+    monkeypatch.setattr(knowledge, "_table", table)
+    with pytest.raises(ValueError, match=re.escape("not derived from them (derived_from): ['nvme_disk_size_gib']")):
+        knowledge.load.__wrapped__()
+
+
+# ------------------------------------------------------------------------ phrases
+
+
+def test_a_phrase_of_a_flag_states_its_value_as_a_flag_reads_it() -> None:
+    # phrases.toml: `value = true` for `nvlink` ("... through NVLINK")
+    [phrase] = [p for p in KNOW.phrases if p.attribute == "nvlink"]
+    assert phrase.value == "true"
+    assert phrase.pattern.search("Bandwidth is up to 72 GPUs per domain through NVLINK")
+
+
+def test_link_placeholder_is_every_link_of_the_table() -> None:
+    assert [(k.name, k.flag) for k in KNOW.links] == [("NVLink", "nvlink"), ("AMD Infinity Fabric", None)]
+    [first, second] = [p for p in KNOW.phrases if p.attribute == "interconnect"]
+    assert first.pattern.search("connected to one another via 4th-Gen AMD Infinity Fabric links")
+    assert second.pattern.search("Each GPU features NVLINK 4.0 connectivity")
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from pipeline.stages.read import parse_bytes
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 FOLDER = "articles/virtual-machines"
+SOURCES = Path(__file__).parent.parent / "sources" / "azure-docs"
 
 LEARN = "learn-sizes.md"  # ms.* front-matter: a Microsoft Learn page
 THIRD_PARTY = "third-party-sizes.md"  # no front-matter: a third-party page
@@ -50,6 +51,15 @@ def normalized(*names: str) -> Normalized:
 
 def fixture_line(name: str, line: int) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8").split("\n")[line - 1]
+
+
+def source_line(cited: str) -> str:
+    """A line of a real page, cited as below (`ACD/gpu-accelerated/ndh100v5-series.md:63`): the
+    fixtures copy such lines, and a test that says so checks the copy against the page."""
+    path, line = cited.rsplit(":", 1)
+    folder, rest = path.split("/", 1)
+    root = {"ACD": "azure-compute-docs/articles/virtual-machines/sizes", "AD": "azure-docs/articles/virtual-machines"}
+    return (SOURCES / root[folder] / rest).read_text(encoding="utf-8").split("\n")[int(line) - 1]
 
 
 def claims_at(n: Normalized, name: str, line: int, attribute: str, column: str | None = None) -> list[Claim]:
@@ -556,7 +566,7 @@ NDV2 = "ndv2-series.md"  # AD/ndv2-series.md
 NCV6 = "ncv6-overview.md"  # ACD/gpu-accelerated/nc-rtxpro6000-bse-v6-series-overview.md
 GB300_BLOG = "nd-gb300-v6-blog.md"  # sources/seeds/blog-nd-gb300-v6-ga-aggregator.txt
 MI300X = "ndmi300xv5-series.md"  # ACD/gpu-accelerated/ndmi300xv5-series.md, its summary and specs
-GB200 = "nd-gb200-v6-series.md"  # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md
+GB200 = "nd-gb200-v6-series.md"  # ACD/gpu-accelerated/nd-gb200-v6-series.md, its summary and specs
 NCA100 = "nca100v4-series.md"  # ACD/gpu-accelerated/includes/nca100v4-series-specs.md
 NCV3 = "ncv3-series.md"  # ACD/gpu-accelerated/includes/ncv3-series-specs.md
 NCADSH100 = "ncadsh100v5-series.md"  # ACD/gpu-accelerated/includes/ncadsh100v5-series-specs.md
@@ -565,6 +575,10 @@ GARBLED = "nvcadba10m5-garbled.md"  # ACD/gpu-accelerated/nvcadbA10M5+serbes.md
 FSV2 = "fsv2-series.md"  # articles/virtual-machines/fsv2-series.md of MicrosoftDocs/azure-docs
 H100 = "nd-h100-v5-series.md"  # AD/nd-h100-v5-series.md
 A10 = "nva10v5-series.md"  # AD/nva10v5-series.md
+NCA100_V4 = "nc-a100-v4-series.md"  # AD/nc-a100-v4-series.md
+H100_V5 = "ndh100v5-series.md"  # ACD/gpu-accelerated/ndh100v5-series.md and its summary
+H200_V5 = "nd-h200-v5-series.md"  # ACD/gpu-accelerated/nd-h200-v5-series.md and its summary
+GB300_V6 = "nd-gb300-v6-series.md"  # ACD/gpu-accelerated/nd-gb300-v6-series.md, its summary and specs
 
 NVV3_RETIRED = [
     "Standard_NV12s_v3",
@@ -849,7 +863,121 @@ def test_a_processor_line_without_a_model_number_is_no_cpu_model() -> None:
     # ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16
     assert "two fourth Gen Intel Xeon Scalable processors for a total 96 physical cores" in fixture_line(MI300X, 14)
     n = normalized(MI300X)
-    assert [c for c in n.claims if c.line == 14] == []
+    # The line's one claim is the GPUs' link of its next sentence (see the interconnect cases).
+    assert [c.attribute for c in n.claims if c.line == 14] == ["interconnect"]
+
+
+# ------------------------------------------------------------------- GPU interconnects in prose
+
+Link = tuple[str, str, str, str]
+"""A claim about the GPUs' link: entity, attribute, value, method."""
+
+
+def joined_by_nvlink(series: str, link: str) -> list[Link]:
+    """What a sentence saying a series' GPUs are joined by NVLink states: the link and the flag."""
+    return [(series, "interconnect", link, "paragraph"), (series, "nvlink", "true", "paragraph")]
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "cited", "links"),
+    [
+        pytest.param(
+            GB200,
+            24,
+            # "... The GPUs are interconnected via fifth-generation NVLink, providing ..."
+            "ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15",
+            joined_by_nvlink("ND GB200 v6", "NVLink 5.0"),
+            id="fifth-generation-nvlink-is-nvlink-5.0",
+        ),
+        pytest.param(
+            GB300_V6,
+            13,
+            # "... The GPUs are interconnected via fifth-generation NVLINK, providing ..."
+            "ACD/gpu-accelerated/includes/nd-gb300-v6-series-summary.md:14",
+            joined_by_nvlink("ND GB300 v6", "NVLink 5.0"),
+            id="gb300-likewise",
+        ),
+        pytest.param(
+            H100_V5,
+            13,
+            # "Each GPU features NVLINK 4.0 connectivity for communication within the VM, ..."
+            "ACD/gpu-accelerated/includes/ndh100v5-series-summary.md:18",
+            joined_by_nvlink("ND H100 v5", "NVLink 4.0"),
+            id="nvlink-4.0-connectivity",
+        ),
+        pytest.param(
+            H200_V5,
+            13,
+            # "The ND H200 v5 series starts with ... GPUs, interconnected with 900 GB/s NVLink."
+            "ACD/gpu-accelerated/includes/nd-h200-v5-series-summary.md:17",
+            joined_by_nvlink("ND H200 v5", "NVLink"),
+            id="no-generation-is-nvlink",
+        ),
+        pytest.param(
+            MI300X,
+            14,
+            # "... Each GPU within the VM is then connected to one another via 4th-Gen AMD Infinity Fabric links ..."
+            "ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16",
+            [("ND MI300X v5", "interconnect", "AMD Infinity Fabric 4th gen", "paragraph")],
+            id="infinity-fabric-says-nothing-of-nvlink",
+        ),
+        pytest.param(
+            GB200,
+            27,
+            # "-  Bandwidth is up to 72 GPUs per domain through NVLINK": NVLink, but not which one.
+            "ACD/gpu-accelerated/nd-gb200-v6-series.md:91",
+            [("ND GB200 v6", "nvlink", "true", "bullet")],
+            id="through-nvlink-is-the-flag-alone",
+        ),
+        pytest.param(
+            GB300_V6,
+            24,
+            "ACD/gpu-accelerated/nd-gb300-v6-series.md:95",
+            [("ND GB300 v6", "nvlink", "true", "bullet")],
+            id="gb300-through-nvlink",
+        ),
+    ],
+)
+def test_the_gpus_link_in_a_summary_goes_to_its_series(name: str, line: int, cited: str, links: list[Link]) -> None:
+    assert fixture_line(name, line) == source_line(cited)
+    found = [c for c in normalized(name).claims if c.line == line and c.attribute in ("interconnect", "nvlink")]
+    assert sorted((c.entity, c.attribute, c.value, c.method) for c in found) == links
+    assert {c.entity_kind for c in found} == {"series"}
+
+
+def test_a_links_claim_says_what_it_was_read_from() -> None:
+    # ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15
+    link = one_claim(GB200, 24, "interconnect")
+    flag = one_claim(GB200, 24, "nvlink")
+    assert link.interpretation == "from running text: 'interconnected via fifth-generation NVLink'"
+    assert flag.interpretation == f"{link.interpretation}; NVLink names the GPUs' link"
+    assert (flag.value_bool, flag.value_text) == (True, None)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "links"),
+    [
+        pytest.param("The GPUs are not interconnected via NVLink.", [], id="negated"),
+        pytest.param("NVLink bandwidth within the VM is 900 GB/s.", [], id="a-figure-of-the-link-said-elsewhere"),
+        pytest.param("The GPUs are interconnected via PCIe Gen4.", [], id="another-link"),
+        pytest.param(
+            "Unlike this series, the ND A100 v4 series GPUs are interconnected via third-generation NVLink.",
+            joined_by_nvlink("ND A100 v4", "NVLink 3.0"),
+            id="a-sentence-about-another-series",
+        ),
+        pytest.param(
+            # as AD/ndv2-series.md:16 writes it: "NDv2 is powered by 8 NVIDIA Tesla V100 NVLINK-connected GPUs"
+            "Each VM has 8 NVIDIA H100 NVLINK-connected GPUs, each with 80 GB of GPU memory.",
+            joined_by_nvlink("ND H100 v5", "NVLink"),
+            id="nvlink-connected",
+        ),
+    ],
+)
+def test_a_link_is_read_only_where_a_sentence_says_the_gpus_are_joined_by_it(sentence: str, links: list[Link]) -> None:
+    # ACD/gpu-accelerated/includes/ndh100v5-series-summary.md:18 replaced by the sentence
+    n = normalize([edited(H100_V5, fixture_line(H100_V5, 13), sentence)])
+    found = [c for c in n.claims if c.line == 13 and c.attribute in ("interconnect", "nvlink")]
+    assert sorted((c.entity, c.attribute, c.value, c.method) for c in found) == links
 
 
 # --------------------------------------------------------------------- GPU cards
@@ -945,7 +1073,7 @@ def test_a_gpu_named_by_architecture_and_memory_is_the_one_model_made_so() -> No
         # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:18:
         # | Local Storage  | 1 Temp Disk <br> 8 NVMe Disks | 1,000 GiB Temp Disk <br> 28,000 GiB NVMe Disks |
         (MI300X, 22, "Quantity", "nvme_disk_count", ["8"]),
-        (MI300X, 22, "Specs", "nvme_disk_size_gib", ["28000"]),
+        (MI300X, 22, "Specs", "nvme_disk_total_gib", ["28000"]),  # the eight disks' total: see below
         (MI300X, 22, "Quantity", "temp_disk_count", ["1"]),
         (MI300X, 22, "Specs", "temp_storage_gib", ["1000"]),
     ],
@@ -957,6 +1085,290 @@ def test_a_part_table_piece_naming_nvme_goes_to_the_nvme_attributes(
     found = claims_at(normalized(name), name, line, attribute, column)
     assert [c.value for c in found] == values
     assert {c.entity_kind for c in found} == {"series"}
+
+
+# ----------------------------------------------------- NVMe disks: a count, one disk, their total
+
+LEARN_GIB = "GB read as GiB: Microsoft Learn size tables state capacities in GiB (1024^3 bytes)"
+LEARN_TIB = "TB read as TiB: Microsoft Learn size tables state capacities in GiB (1024^3 bytes)"
+NVME_TOTAL = "no capacity of one local NVMe disk is above 8192 GiB: {} GiB read as the total"
+"""Why a size written as one NVMe disk's is the disks' total: `max` of nvme_disk_size_gib."""
+NVME_MADE_OF = "'16 TiB (NVMe)' says what this part's items are"
+ONE_DISK = "gives a size and no count: one disk of that size"
+
+Read = tuple[str, float | str, str, str | None]
+"""A claim as read: attribute, value (a number, or a range as text), method, interpretation."""
+
+
+def read(claims: list[Claim]) -> list[Read]:
+    return sorted(
+        (c.attribute, c.value_number if c.range_min == c.range_max else c.value, c.method, c.interpretation)
+        for c in claims
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "cited", "cell", "claims"),
+    [
+        pytest.param(
+            14,
+            "AD/nc-a100-v4-series.md:57",
+            "960 GB",
+            [
+                ("nvme_disk_count", 1.0, "derived", f"'960 GB' under 'NVMe Disks' {ONE_DISK}"),
+                ("nvme_disk_size_gib", 960.0, "table", LEARN_GIB),
+                ("nvme_disk_total_gib", 960.0, "derived", f"derived: 1 disk x 960 GiB; {LEARN_GIB}"),
+            ],
+            id="a-size-alone-is-one-disk",
+        ),
+        pytest.param(
+            15,
+            "AD/nc-a100-v4-series.md:58",
+            "2x960 GB",
+            [
+                ("nvme_disk_count", 2.0, "table", None),
+                ("nvme_disk_size_gib", 960.0, "table", LEARN_GIB),
+                ("nvme_disk_total_gib", 1920.0, "derived", f"derived: 2 disks x 960 GiB; {LEARN_GIB}"),
+            ],
+            id="count-x-size",
+        ),
+        pytest.param(
+            16,
+            "AD/nc-a100-v4-series.md:59",
+            "4x960 GB",
+            [
+                ("nvme_disk_count", 4.0, "table", None),
+                ("nvme_disk_size_gib", 960.0, "table", LEARN_GIB),
+                ("nvme_disk_total_gib", 3840.0, "derived", f"derived: 4 disks x 960 GiB; {LEARN_GIB}"),
+            ],
+            id="four-x-size",
+        ),
+    ],
+)
+def test_an_nvme_disks_cell_gives_the_count_and_the_size_of_one_disk(
+    line: int, cited: str, cell: str, claims: list[Read]
+) -> None:
+    # | Size | ... | NVMe Disks<sup>2</sup> | ...: the header named a count, which "960 GB" was the wrong
+    # unit of (unit-mismatch) and "2x960 GB" no value of (value-unreadable).
+    assert fixture_line(NCA100_V4, line) == source_line(cited)
+    assert f"| {cell}" in fixture_line(NCA100_V4, line)
+    n = normalized(NCA100_V4)
+    assert read([c for c in n.claims if c.line == line and c.column == "NVMe Disks"]) == claims
+    assert [d for d in n.diagnostics if d.line == line and "NVMe" in d.message] == []
+
+
+@pytest.mark.parametrize(
+    ("cell", "claims"),
+    [
+        pytest.param(
+            "4 x 3.5 TB",
+            [
+                ("nvme_disk_count", 4.0, "table", None),
+                ("nvme_disk_size_gib", 3584.0, "table", LEARN_TIB),
+                ("nvme_disk_total_gib", 14336.0, "derived", f"derived: 4 disks x 3584 GiB; {LEARN_TIB}"),
+            ],
+            id="spaced-x-and-a-decimal-size",
+        ),
+        pytest.param("8", [("nvme_disk_count", 8.0, "table", None)], id="a-number-alone-is-the-count"),
+        pytest.param(
+            "28 TB",
+            [("nvme_disk_total_gib", 28672.0, "table", f"{NVME_TOTAL.format(28672)}; {LEARN_TIB}")],
+            id="a-size-no-disk-can-be-is-the-total-of-an-unknown-count",
+        ),
+        pytest.param("1 - 2 disks", [("nvme_disk_count", "1-2", "table", None)], id="a-range-of-disks"),
+    ],
+)
+def test_an_nvme_disks_cell_is_read_by_what_it_holds(cell: str, claims: list[Read]) -> None:
+    # AD/nc-a100-v4-series.md:57 with its "960 GB" written another way
+    n = normalize([edited(NCA100_V4, "| 960 GB |", f"| {cell} |")])
+    assert read([c for c in n.claims if c.line == 14 and c.column == "NVMe Disks"]) == claims
+
+
+def test_an_nvme_disks_cell_that_is_no_value_is_a_warning_at_its_line() -> None:
+    n = normalize([edited(NCA100_V4, "| 2x960 GB|", "| two of them|")])
+    assert [c for c in n.claims if c.line == 15 and c.column == "NVMe Disks"] == []
+    said = [d for d in n.diagnostics if d.line == 15 and d.code == "value-unreadable"]
+    assert [(d.severity, d.document, d.message) for d in said] == [
+        ("warning", f"{FOLDER}/{NCA100_V4}", "'NVMe Disks': 'two of them' is not a value of the expected kind")
+    ]
+
+
+FOUR_NVME_TEMP_DISKS = [
+    ("nvme_disk_count", 4.0, "part_table", NVME_MADE_OF),
+    (
+        "nvme_disk_size_gib",
+        4096.0,
+        "derived",
+        f"derived: 16384 GiB / 4 disks; {NVME_MADE_OF}; {NVME_TOTAL.format(16384)}",
+    ),
+    ("nvme_disk_total_gib", 16384.0, "part_table", f"{NVME_MADE_OF}; {NVME_TOTAL.format(16384)}"),
+    ("temp_disk_count", 4.0, "part_table", None),
+    ("temp_storage_gib", 16384.0, "part_table", None),
+]
+"""`| Local Storage | 4 Disks | 16 TiB (NVMe) |`: four temp disks, 16 TiB together, which are NVMe disks: four
+NVMe disks, and since no NVMe disk holds 16 TiB, 16 TiB is the four together, 4 TiB (4096 GiB) each."""
+
+TOTAL_28_TIB = [
+    ("nvme_disk_count", 8.0, "table", None),
+    ("nvme_disk_size_gib", 3584.0, "derived", f"derived: 28672 GiB / 8 disks; {NVME_TOTAL.format(28672)}"),
+    ("nvme_disk_total_gib", 28672.0, "table", NVME_TOTAL.format(28672)),
+]
+"""`| 8 | 28 |` under `Max NVMe Disks (Qty.) | NVMe Disk Size (TiB)`: no NVMe disk holds 28 TiB, so 28 TiB
+is the eight disks together, 3.5 TiB (3584 GiB) each."""
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "cited"),
+    [
+        pytest.param(H100_V5, 19, "ACD/gpu-accelerated/ndh100v5-series.md:63", id="nd-h100-v5"),
+        pytest.param(H200_V5, 19, "ACD/gpu-accelerated/nd-h200-v5-series.md:47", id="nd-h200-v5"),
+        pytest.param(MI300X, 39, "ACD/gpu-accelerated/ndmi300xv5-series.md:42", id="nd-mi300x-v5"),
+    ],
+)
+def test_a_size_column_more_than_one_disk_can_hold_is_their_total(name: str, line: int, cited: str) -> None:
+    assert fixture_line(name, line) == source_line(cited)
+    assert fixture_line(name, line).endswith("| 8 | 28 |")
+    n = normalized(name)
+    found = [c for c in n.claims if c.line == line and c.attribute.startswith("nvme")]
+    assert read(found) == TOTAL_28_TIB
+    assert {c.entity_kind for c in found} == {"size"}
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "claims"),
+    [
+        pytest.param(
+            "NVMe Disk Size (TiB)",
+            "| 8 | 3.5 |",
+            [
+                ("nvme_disk_count", 8.0, "table", None),
+                ("nvme_disk_size_gib", 3584.0, "table", None),
+                ("nvme_disk_total_gib", 28672.0, "derived", "derived: 8 disks x 3584 GiB"),
+            ],
+            id="one-disk-as-the-header-says",
+        ),
+        pytest.param(
+            "Total NVMe Disk Size (TiB)",
+            "| 8 | 7 |",
+            [
+                ("nvme_disk_count", 8.0, "table", None),
+                ("nvme_disk_size_gib", 896.0, "derived", "derived: 7168 GiB / 8 disks"),
+                ("nvme_disk_total_gib", 7168.0, "table", None),
+            ],
+            id="the-header-says-total",
+        ),
+        pytest.param(
+            "Combined NVMe Capacity (TiB)",
+            "| 1 - 8 | 7 |",
+            [("nvme_disk_count", "1-8", "table", None), ("nvme_disk_total_gib", 7168.0, "table", None)],
+            id="a-range-of-disks-divides-nothing",
+        ),
+    ],
+)
+def test_a_size_column_is_one_disk_unless_its_header_or_physics_says_total(
+    header: str, row: str, claims: list[Read]
+) -> None:
+    # ACD/gpu-accelerated/ndh100v5-series.md:61-63 with the header and the row's last cells rewritten
+    text = (FIXTURES / H100_V5).read_text(encoding="utf-8").replace("NVMe Disk Size (TiB)", header)
+    doc, _ = parse_bytes(f"{FOLDER}/{H100_V5}", text.replace("| 8 | 28 |", row).encode("utf-8"))
+    assert doc is not None
+    n = normalize([extract(doc)])
+    assert read([c for c in n.claims if c.line == 19 and c.attribute.startswith("nvme")]) == claims
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "cited", "claims"),
+    [
+        pytest.param(
+            MI300X,
+            22,
+            "ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:18",
+            [
+                ("nvme_disk_count", 8.0, "part_table", None),
+                ("nvme_disk_size_gib", 3500.0, "derived", f"derived: 28000 GiB / 8 disks; {NVME_TOTAL.format(28000)}"),
+                ("nvme_disk_total_gib", 28000.0, "part_table", NVME_TOTAL.format(28000)),
+                ("temp_disk_count", 1.0, "part_table", None),
+                ("temp_storage_gib", 1000.0, "part_table", None),
+            ],
+            id="eight-nvme-disks-of-28000-gib-together",
+        ),
+        pytest.param(
+            GB200,
+            19,
+            "ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md:18",
+            FOUR_NVME_TEMP_DISKS,
+            id="four-temp-disks-that-are-nvme",
+        ),
+        pytest.param(
+            GB300_V6,
+            21,
+            "ACD/gpu-accelerated/includes/nd-gb300-v6-series-specs.md:19",
+            FOUR_NVME_TEMP_DISKS,
+            id="gb300-the-same",
+        ),
+        pytest.param(
+            NCA100,
+            19,
+            "ACD/gpu-accelerated/includes/nca100v4-series-specs.md:18",
+            [
+                ("nvme_disk_count", "1-4", "part_table", None),
+                ("nvme_disk_size_gib", 960.0, "part_table", None),
+                ("temp_disk_count", 1.0, "part_table", None),
+                ("temp_storage_gib", "64-256", "part_table", None),
+            ],
+            id="960-gib-is-one-disk-and-1-to-4-no-count-to-multiply",
+        ),
+    ],
+)
+def test_a_local_storage_part_gives_the_nvme_count_one_disk_and_the_total(
+    name: str, line: int, cited: str, claims: list[Read]
+) -> None:
+    assert fixture_line(name, line) == source_line(cited)
+    found = [c for c in normalized(name).claims if c.line == line]
+    assert read(found) == claims
+    assert {c.entity_kind for c in found} == {"series"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "claims"),
+    [
+        pytest.param(
+            "28,000 GiB NVMe Disks",
+            "7,000 GiB NVMe Disks in total",
+            [
+                ("nvme_disk_count", 8.0, "part_table", None),
+                ("nvme_disk_size_gib", 875.0, "derived", "derived: 7000 GiB / 8 disks"),
+                ("nvme_disk_total_gib", 7000.0, "part_table", None),
+            ],
+            id="the-piece-says-total",
+        ),
+        pytest.param(
+            "28,000 GiB NVMe Disks",
+            "3,500 GiB NVMe Disks",
+            [
+                ("nvme_disk_count", 8.0, "part_table", None),
+                ("nvme_disk_size_gib", 3500.0, "part_table", None),
+                ("nvme_disk_total_gib", 28000.0, "derived", "derived: 8 disks x 3500 GiB"),
+            ],
+            id="one-disk-and-the-count-give-the-total",
+        ),
+    ],
+)
+def test_a_local_storage_part_reads_total_where_its_words_say_so(old: str, new: str, claims: list[Read]) -> None:
+    # ACD/gpu-accelerated/includes/ndmi300xv5-series-specs.md:18 with its NVMe size written another way
+    n = normalize([edited(MI300X, old, new)])
+    assert read([c for c in n.claims if c.line == 22 and c.attribute.startswith("nvme")]) == claims
+
+
+def test_a_made_of_note_in_a_part_whose_cells_do_not_pair_up_is_read_for_its_own_piece_only() -> None:
+    # ACD/gpu-accelerated/includes/nd-gb200-v6-series-specs.md:18 with a temp disk listed first: the
+    # Quantity cell's two pieces no longer stand beside the Specs cell's one, so "(NVMe)" does not say
+    # which of them are NVMe.
+    n = normalize([edited(GB200, "| 4 Disks           |", "| 1 Temp Disk <br> 4 Disks |")])
+    found = [c for c in n.claims if c.line == 19 and c.attribute.startswith("nvme")]
+    assert read(found) == [
+        ("nvme_disk_total_gib", 16384.0, "part_table", f"{NVME_MADE_OF}; {NVME_TOTAL.format(16384)}")
+    ]
 
 
 @pytest.mark.parametrize(

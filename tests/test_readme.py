@@ -24,8 +24,8 @@ EIGHT_GPU_SIZES = [
     # against the official pages: ndmi300xv5-series-specs.md:21 "8 GPUs | AMD Instinct MI300X GPU (192GB)",
     # nd-h200-v5-series-specs.md:21 "8 GPUs | Nvidia H200 GPU (141GB)", ndm-a100-v4-series.md:52
     # "8 A100 80 GB GPUs", ndh100v5-series.md:121 "8 | 640" (the older nd-h100-v5-series.md:51 writes the
-    # size Standard_ND96isr_v5, a row of `names`, not of vm_sizes), nda100-v4-series.md:51 "8 A100 40 GB", ndv2-series.md:41 "8 V100 32 GB", ndv2-series.md:27 (ND40s_v2,
-    # "16 GB of per-GPU memory").
+    # size Standard_ND96isr_v5, a row of `names`, not of vm_sizes), nda100-v4-series.md:51 "8 A100 40 GB",
+    # ndv2-series.md:41 "8 V100 32 GB", ndv2-series.md:27 (ND40s_v2, "16 GB of per-GPU memory").
     ("Standard_ND96isr_MI300X_v5", 8.0, 192.0, True, "single_source", 0.978),
     ("Standard_ND96isr_H200_v5", 8.0, 141.0, True, "single_source", 0.978),
     ("Standard_ND96amsr_A100_v4", 8.0, 80.0, True, "resolved", 0.972),  # memory: pages 1900, API 1800

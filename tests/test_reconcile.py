@@ -224,6 +224,26 @@ def test_a_series_value_that_fails_a_check_for_one_size_fails_it_for_that_size_a
     assert passed.confidence > fact(result, "Standard_NC64as_T4_v3", "network_bandwidth_mbps").confidence
 
 
+def test_a_count_times_size_cell_against_a_stated_total_keeps_both_and_names_the_check(tmp_path: Path) -> None:
+    """`2x960 GB` under "NVMe Disks" (nc-a100-v4-series.md:58 writes it so) says two disks of 960 GiB:
+    a total of 2048 GB printed beside it cannot be right. Both values stay, the total that fails
+    the count x per-disk check loses, and the conflict names the check."""
+    page = (
+        "---\ntitle: NX v1 series\nms.service: virtual-machines\nms.topic: conceptual\nms.date: 01/15/2024\n---\n\n"
+        "# NX v1 series\n\n| Size | vCPU | NVMe Disks | Total NVMe Size |\n|---|---|---|---|\n"
+        "| Standard_NX8ads_v1 | 8 | 2x960 GB | 2048 GB |\n"
+    )
+    result = _pages({"nx-series.md": page}, tmp_path)
+    f = fact(result, "Standard_NX8ads_v1", "nvme_disk_total_gib")
+    assert (f.value_number, f.status, f.basis) == (1920, "resolved", "computed")
+    assert f.reason == "The official Microsoft Learn page (2024-01-15) value 2048 GiB fails nvme_total."
+    rows = {c.value: c for c in conflicts(result, "Standard_NX8ads_v1", "nvme_disk_total_gib")}
+    assert set(rows) == {"1920", "2048"} and rows["1920"].won
+    assert rows["2048"].checks_failed == ("nvme_total: 2 x 960 GiB is not 2048 GiB",)
+    assert rows["2048"].documents == rows["1920"].documents == ("nx-series.md:12",)
+    assert fact(result, "Standard_NX8ads_v1", "nvme_disk_size_gib").value_number == 960
+
+
 def test_a_size_is_put_only_in_a_series_its_name_can_belong_to(shipped: BuildResult) -> None:
     # The third-party page lists ND40rs_v2 under its "ND-Series" heading; a v2 size cannot be of
     # the first-generation ND series, so only the official NDv2 pages give it a series.
@@ -705,9 +725,11 @@ def test_where_the_convention_holds_the_name_agrees_with_the_page(built: Build) 
             (MI300X,),
             "Standard_ND96isr_MI300X_v5",
             "nvme_disk_size_gib",
-            "28672",
-            # 28 TiB in the size's table, "28,000 GiB NVMe Disks" in the series' specs
-            "The size's own statement (official Microsoft Learn page (2024-08-01)) over the value 28000 GiB of its "
+            "3584",
+            # 28 TiB in the size's table, "28,000 GiB NVMe Disks" in the series' specs: each the eight disks'
+            # total, so one disk is 3584 GiB for the size and 3500 for the series. (The fixture holds page and
+            # specs in one file, where the series' 28000 total fails nvme_total against the page's 8 x 3584.)
+            "The size's own statement (official Microsoft Learn page (2024-08-01)) over the value 3500 GiB of its "
             "series ND MI300X v5 (official Microsoft Learn page (2024-08-01)).",
             id="own-statement-over-the-series",
         ),

@@ -15,12 +15,15 @@ from pipeline.knowledge.values import (
     clean_cpu_model,
     format_number,
     is_empty,
+    ordinal,
     parse_date_text,
     parse_flag,
     parse_generations,
     parse_number,
+    parse_ordinal,
     parse_quantity,
     prefix_twin_values,
+    read_link,
     same_value,
     twin_values,
 )
@@ -231,6 +234,56 @@ def test_parse_flag(text: str, flag: bool | None) -> None:
 )
 def test_parse_generations(text: str, generations: tuple[int, ...] | None) -> None:
     assert parse_generations(text) == generations
+
+
+# ------------------------------------------------------------------------ GPU interconnects
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        pytest.param("fifth", 5, id="word"),  # ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15
+        pytest.param("4th", 4, id="digits"),  # ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16
+        pytest.param("Third", 3, id="capitalised"),
+        pytest.param("next", None, id="not-an-ordinal"),
+        pytest.param("4", None, id="a-cardinal"),
+        pytest.param("", None, id="empty"),
+    ],
+)
+def test_parse_ordinal(text: str, number: int | None) -> None:
+    assert parse_ordinal(text) == number
+
+
+@pytest.mark.parametrize(
+    ("n", "text"), [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"), (21, "21st")]
+)
+def test_ordinal(n: int, text: str) -> None:
+    assert ordinal(n) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "link", "name"),
+    [
+        # ACD/gpu-accelerated/includes/nd-gb200-v6-series-summary.md:15
+        pytest.param("fifth-generation NVLink", "NVLink", "NVLink 5.0", id="ordinal-before"),
+        # ACD/gpu-accelerated/includes/ndh100v5-series-summary.md:18
+        pytest.param("NVLINK 4.0", "NVLink", "NVLink 4.0", id="version-after"),
+        pytest.param("NVLink 3", "NVLink", "NVLink 3.0", id="version-without-point"),
+        # ACD/gpu-accelerated/includes/nd-h200-v5-series-summary.md:17
+        pytest.param("900 GB/s NVLink", "NVLink", "NVLink", id="a-bandwidth-is-no-generation"),
+        # ACD/gpu-accelerated/includes/ndmi300xv5-series-summary.md:16
+        pytest.param("4th-Gen AMD Infinity Fabric", "AMD Infinity Fabric", "AMD Infinity Fabric 4th gen", id="amd"),
+        pytest.param("next-generation NVLink", "NVLink", "NVLink", id="an-unnumbered-generation"),
+    ],
+)
+def test_read_link(text: str, link: str, name: str) -> None:
+    found = read_link(text, knowledge.load())
+    assert found is not None
+    assert (found[0].name, found[1]) == (link, name)
+
+
+def test_read_link_is_none_without_a_known_link() -> None:
+    assert read_link("PCIe Gen4", knowledge.load()) is None
 
 
 # ------------------------------------------------------------------------ formatting

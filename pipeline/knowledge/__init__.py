@@ -49,6 +49,10 @@ class Attribute:
     derived_from: tuple[str, ...] = ()
     check: str | None = None
     """The physical check's name where the value is the product of its `derived_from` (`gpu_total`)."""
+    max: float | None = None
+    """The most one item can physically be: a larger figure stated as one item's is the `total`."""
+    total: str | None = None
+    """The attribute that is this one summed over a count of items (`derived_from` names the count)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +85,25 @@ class PartRule:
     units: Mapping[str, str]
     qualified: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """A pattern in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
+    also: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """A pattern in the piece (`16 TiB (NVMe)`) that says what the part's own items are, so that
+    they are read with these units as well."""
 
     def units_for(self, piece: str) -> Mapping[str, str]:
         """The units map of a `<br>` piece: a qualifier word it carries picks its own."""
-        for pattern, units in self.qualified.items():
-            if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
-                return units
-        return self.units
+        return _named_in(self.qualified, piece) or self.units
+
+    def also_for(self, piece: str) -> Mapping[str, str] | None:
+        """The units map a `<br>` piece says the part's own items are read with as well, if any."""
+        return _named_in(self.also, piece)
+
+
+def _named_in(maps: Mapping[str, Mapping[str, str]], piece: str) -> Mapping[str, str] | None:
+    """The map of the first pattern `piece` holds as a word of its own."""
+    for pattern, units in maps.items():
+        if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
+            return units
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +176,18 @@ class CatalogField:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """A GPU interconnect running text names (phrases.toml `[[link]]`)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    generation: str
+    """The normal form when the text gives a generation: `{n}` its number, `{ordinal}` it as 4th."""
+    flag: str | None = None
+    """The flag attribute naming the link states true."""
+
+
+@dataclass(frozen=True, slots=True)
 class Phrase:
     attribute: str
     pattern: re.Pattern[str]
@@ -195,9 +223,13 @@ class Knowledge:
     catalog_formats: tuple[CatalogFormat, ...] = ()
     catalog_fields: Mapping[str, CatalogField] = field(default_factory=dict)
     letters: tuple[FeatureLetter, ...] = ()
+    links: tuple[Link, ...] = ()
     _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _phrase_words: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    shares: tuple[tuple[str, str, str], ...] = field(init=False, repr=False, compare=False)
+    """(one item, count, total) for each attribute that is one item's share of a total (`total`
+    in attributes.toml; the total's `derived_from` names the count)."""
     _seen: _Answers = field(init=False, repr=False, compare=False)
     """Answers by text (`remembered`): the cells of a corpus repeat a few thousand texts, asked
     about hundreds of thousands of times (10,000 generated documents)."""
@@ -214,6 +246,17 @@ class Knowledge:
         object.__setattr__(self, "_gpu_aliased", aliased)
         object.__setattr__(self, "_phrase_words", tuple(sorted({w for p in self.phrases for w in p.needs})))
         object.__setattr__(self, "_seen", _Answers())
+        object.__setattr__(
+            self,
+            "shares",
+            tuple(
+                (name, count, a.total)
+                for name, a in self.attributes.items()
+                if a.total
+                for count in self.attributes[a.total].derived_from
+                if count != name
+            ),
+        )
 
     def phrase_words(self, lowered: str) -> frozenset[str]:
         """The words the phrases need (`Phrase.needs`) that the lowercase text `lowered` holds:
@@ -354,6 +397,8 @@ def load() -> Knowledge:
             allowed=tuple(a.get("allowed", ())),
             derived_from=tuple(a.get("derived_from", ())),
             check=a.get("check"),
+            max=a.get("max"),
+            total=a.get("total"),
         )
         for name, a in _table("attributes.toml")["attribute"].items()
     }
@@ -396,6 +441,7 @@ def load() -> Knowledge:
             pattern=_compile(p["match"]),
             units=dict(p["units"]),
             qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
+            also={w: dict(u) for w, u in p.get("also", {}).items()},
         )
         for p in headers["part"]
     )
@@ -414,20 +460,27 @@ def load() -> Knowledge:
     gpu_re = re.compile(
         r"(?<![A-Za-z0-9])(" + "|".join(re.escape(a) for a in gpu_aliases) + r")(?![A-Za-z0-9])", re.IGNORECASE
     )
+    phrase_table = _table("phrases.toml")
+    links = tuple(
+        Link(name=k["name"], pattern=_compile(k["match"]), generation=k["generation"], flag=k.get("flag"))
+        for k in phrase_table.get("link", ())
+    )
+    link_in_text = "(?:" + "|".join(k["match"] for k in phrase_table.get("link", ())) + ")"
     phrases = tuple(
         Phrase(
             attribute=p["attribute"],
-            value=p.get("value"),
+            value=_phrase_value(p.get("value")),
             pattern=_compile(
                 p["pattern"]
                 .replace("{SIZE}", SIZE_IN_TEXT)
                 .replace("{NUM}", NUM_IN_TEXT)
                 .replace("{DATE}", DATE_IN_TEXT)
+                .replace("{LINK}", link_in_text)
             ),
             parser=p.get("parser") or ("number" if attrs[p["attribute"]].kind == "number" else "text"),
             needs=tuple(str(w).lower() for w in p.get("needs", ())),
         )
-        for p in _table("phrases.toml")["phrase"]
+        for p in phrase_table["phrase"]
     )
     cpu_vendors = tuple(
         CpuVendor(name=name, words=tuple(v["words"]), architecture=v.get("architecture"))
@@ -476,10 +529,15 @@ def load() -> Knowledge:
     named += [f.attribute for f in letters if f.attribute]
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
-    named += [a for p in parts for u in p.qualified.values() for a in u.values()]
+    named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
+    named += [k.flag for k in links if k.flag]
+    named += [a.total for a in attrs.values() if a.total]
     unknown = sorted(set(named) - set(attrs))
     if unknown:
         raise ValueError(f"knowledge tables name attributes missing from attributes.toml: {unknown}")
+    uncounted = sorted(n for n, a in attrs.items() if a.total and n not in attrs[a.total].derived_from)
+    if uncounted:
+        raise ValueError(f"attributes whose total is not derived from them (derived_from): {uncounted}")
     return Knowledge(
         attributes=attrs,
         units=units,
@@ -500,7 +558,15 @@ def load() -> Knowledge:
         catalog_formats=catalog_formats,
         catalog_fields=catalog_fields,
         letters=letters,
+        links=links,
     )
+
+
+def _phrase_value(value: object) -> str | None:
+    """A phrase's fixed value as text: `true`/`false` for a flag, as `parse_flag` reads them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return None if value is None else str(value)
 
 
 SIZE_IN_TEXT = r"(?:Standard_)?[A-Z]{1,3}\d+(?:-\d+)?[a-z]+(?:[A-Z]\d+[a-z]*)?(?:_[A-Za-z0-9]+)*"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
-from pipeline.knowledge import MONTHS, NUMBER_RE, WORD_NUMBERS, Knowledge
+from pipeline.knowledge import MONTHS, NUMBER_RE, WORD_NUMBERS, Knowledge, Link
 
 # Compiled once, as `normalize`'s are: a pattern given as text is looked up in `re`'s cache
 # at every call.
@@ -151,6 +151,47 @@ def format_number(value: float) -> str:
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     return f"{value:.6g}"
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+_ORDINAL = re.compile(r"^(?:(\d+)(?:st|nd|rd|th)|([a-z]+))$", re.IGNORECASE)
+_GENERATION_WORD = re.compile(r"\b(\w+)[\s-]+gen(?:eration)?\b", re.IGNORECASE)
+_VERSION_AFTER = re.compile(r"^\s*(\d+)(?:\.0)?(?![\d.])")
+
+
+def parse_ordinal(text: str) -> int | None:
+    """`fifth` -> 5, `4th` -> 4; anything else None."""
+    m = _ORDINAL.match(text.strip())
+    if m is None:
+        return None
+    if m.group(1):
+        return int(m.group(1))
+    word = m.group(2).lower()
+    return ORDINALS.index(word) + 1 if word in ORDINALS else None
+
+
+def ordinal(n: int) -> str:
+    """4 -> `4th`, 1 -> `1st`, 12 -> `12th`."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def read_link(text: str, know: Knowledge) -> tuple[Link, str] | None:
+    """The first link of phrases.toml's `[[link]]` table that `text` names, and its normal form:
+    where the text gives a generation, as a version after the name (`NVLINK 4.0`) or an ordinal
+    before it (`fifth-generation NVLink`, `4th-Gen AMD Infinity Fabric`), the link's `generation`
+    form, else its name; so that the ways pages write one link compare equal."""
+    for link in know.links:
+        m = link.pattern.search(text)
+        if m is None:
+            continue
+        n = None
+        if version := _VERSION_AFTER.match(text[m.end() :]):
+            n = int(version.group(1))
+        elif word := _GENERATION_WORD.search(text[: m.start()]):
+            n = parse_ordinal(word.group(1))
+        return link, link.generation.format(n=n, ordinal=ordinal(n)) if n else link.name
+    return None
 
 
 _DAY_FIRST = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]+)\.?,?\s+(\d{4})$")

@@ -791,8 +791,10 @@ def _size_tables(rows: Rows, stated: set[str], facts: Facts) -> str:
 
     return (
         f'<section id="sizes" class="block"><h2>VM sizes <span class="count">{len(sizes)}</span></h2>'
-        '<p class="help">One row per size. Each value carries the status and confidence of its fact; hover a value '
-        "for the reason it was chosen (<em>inherited</em>: stated for the series, not the size). A size's own "
+        '<p class="help">One row per size that exists: a name that stands for another size is in Names. Each '
+        "value carries the status and confidence of its fact; hover a value for the reason it was chosen. A value "
+        "no document states for the size itself is in <em>italics</em>, saying where it comes from (inherited "
+        "from its series, copied from a sibling size, read from the name). A size's own "
         "status and confidence are the weakest among its core values, "
         'the columns marked <span class="core">core</span>. Click a heading to sort.</p>'
         '<div class="controls"><label>Filter sizes <input type="search" data-filter="sizes" '
@@ -864,10 +866,7 @@ def _docs_vs_api(tables: Rows, facts: Facts, disputes: Disputes) -> str:
         body.append(f"<tr data-item>{''.join(cells)}</tr>")
     sizes = _records(tables, "vm_sizes")
     only = Counter(str(r.get("found_in")) for r in sizes if not _na(r.get("found_in")))
-    heads = "".join(
-        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
-        for h in ("Size", "Attribute", "Docs say", "API says", "Why the chosen value (✓) won")
-    )
+    heads = _sortable_heads("Size", "Attribute", "Docs say", "API says", "Why the chosen value (✓) won")
     table = (
         f'<div class="scroll"><table id="docs-vs-api-table" class="sortable"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
@@ -1088,10 +1087,7 @@ def _conflicts(tables: Rows, facts: Facts, disputes: Disputes) -> str:
             f'<td class="chosen">{chosen}</td><td>{others}</td>'
             f'<td data-sort="{_e(_sort_key(fact.get("confidence") if fact else None))}">{fact_mark}</td></tr>'
         )
-    heads = "".join(
-        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
-        for h in ("Entity", "Attribute", "Chosen value", "Other values", "Status of the fact")
-    )
+    heads = _sortable_heads("Entity", "Attribute", "Chosen value", "Other values", "Status of the fact")
     overview = (
         f'<div class="scroll"><table id="conflicts-index" class="sortable"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(index)}</tbody></table></div>"
@@ -1170,10 +1166,7 @@ def _names(rows: Rows) -> str:
         f"<td>{'<br>'.join(_use(use, n.get('links')) for use in _split(n.get('uses'), ';'))}</td></tr>"
         for n in shown
     )
-    heads = "".join(
-        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
-        for h in ("Name", "Stands for", "Certainty", "Evidence", "Used at")
-    )
+    heads = _sortable_heads("Name", "Stands for", "Certainty", "Evidence", "Used at")
     table = (
         f'<div class="scroll"><table id="names-table" class="sortable"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
@@ -1189,6 +1182,11 @@ def _names(rows: Rows) -> str:
         'placeholder="name, size or document"></label><span class="shown"></span></div>'
         f"{more}{table}</section>"
     )
+
+
+def _sortable_heads(*labels: str) -> str:
+    """A table's header cells, each a button that sorts the table by its column."""
+    return "".join(f'<th scope="col"><button type="button"><span>{h}</span></button></th>' for h in labels)
 
 
 def _use(use: str, links: Any) -> str:
@@ -1208,10 +1206,7 @@ def _documents(rows: Rows) -> str:
         f'<td class="num" data-sort="{_e(_sort_key(d.get("claims")))}">{_e(_display(d.get("claims")))}</td></tr>'
         for d in shown
     )
-    heads = "".join(
-        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
-        for h in ("Document", "Title", "Kind", "Publisher", "As of", "Claims")
-    )
+    heads = _sortable_heads("Document", "Title", "Kind", "Publisher", "As of", "Claims")
     return (
         f'<section id="documents" class="block"><h2>Documents <span class="count">{len(docs)}</span></h2>'
         '<p class="help">Every document read, its authority tier and the date it gives for itself.</p>'
@@ -1235,10 +1230,7 @@ def _diagnostics(rows: Rows) -> str:
         f'<td class="msg">{_e(d.get("message"))}</td></tr>'
         for d in shown
     )
-    heads = "".join(
-        f'<th scope="col"><button type="button"><span>{h}</span></button></th>'
-        for h in ("Severity", "Code", "Document", "Message")
-    )
+    heads = _sortable_heads("Severity", "Code", "Document", "Message")
     table = (
         f'<div class="scroll"><table class="sortable"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"

@@ -353,6 +353,7 @@ VM_SIZE_ATTRIBUTES = (
     "temp_disk_count",
     "nvme_disk_count",
     "nvme_disk_size_gib",
+    "nvme_disk_total_gib",
     "cpu_model",
     "cpu_vendor",
     "cpu_architecture",

@@ -112,7 +112,9 @@ def _bucket_keys(
     # The series' claims by their documents' digests, like an entity's: pickling the 132,000
     # claims of 10,000 documents' series for every build cost 0.3 s.
     # Which names stand for which sizes; not why (the words of its evidence move with any value).
-    base = digest(code_fingerprint(), shared, [m[:2] for m in moved], [(s, read_of(s), made.get(s, [])) for s in series])
+    base = digest(
+        code_fingerprint(), shared, [m[:2] for m in moved], [(s, read_of(s), made.get(s, [])) for s in series]
+    )
     inputs: dict[int, list[object]] = defaultdict(list)
     for entity in sorted(bucket_of):
         inputs[bucket_of[entity]].append((own[entity], read_of(entity), made.get(entity, []), priced.get(entity, [])))

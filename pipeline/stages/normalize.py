@@ -40,6 +40,7 @@ from pipeline.knowledge.values import (
     parse_generations,
     parse_number,
     parse_quantity,
+    read_link,
 )
 from pipeline.records import (
     Claim,
@@ -548,6 +549,7 @@ def _convert(
 def _normalize_document(ctx: _Context, ex: Extraction) -> None:
     fam = source_family(ex.document)
     rows: dict[tuple[int, int], list[Statement]] = defaultdict(list)
+    part_rows: dict[tuple[int | None, int | None], list[Statement]] = defaultdict(list)
     unmapped_keys: list[str] = []
     for st in ex.statements:
         if st.method == "table" and st.table_index is not None and st.row_index is not None:
@@ -555,7 +557,7 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
         elif st.method == "mention":
             _mention(ctx, st)
         elif st.method == "part_table":
-            _part(ctx, fam, st)
+            part_rows[(st.table_index, st.row_index)].append(st)
         elif st.method in ("key_value", "feature_table"):
             if not _key_value(ctx, st) and st.key not in unmapped_keys:
                 unmapped_keys.append(st.key)
@@ -563,6 +565,8 @@ def _normalize_document(ctx: _Context, ex: Extraction) -> None:
             _phrases(ctx, fam, st)
         elif st.method == "catalog":
             _catalog(ctx, fam, st)
+    for part_row in part_rows.values():
+        _part(ctx, fam, part_row)
     pending: list[_PendingMemory] = []
     for (_, _), row in sorted(rows.items()):
         pending.extend(_table_row(ctx, fam, row))
@@ -684,6 +688,7 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
     row_per_gpu: float | None = None
     models: list[str] = []
     memory: list[tuple[Statement, ColumnRule]] = []
+    cells: list[_Cell] = []
     for st in row:
         rule = ctx.know.column_rule(normalize_label(st.key))
         if rule is None or rule.role != "value":
@@ -691,7 +696,10 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
         if rule.parser == "gpu_memory":
             memory.append((st, rule))
             continue
-        for n, v in enumerate(_read_cell(ctx, fam, st, rule)):
+        cells.append((st, list(enumerate(_read_cell(ctx, fam, st, rule)))))
+    _fill_shares(ctx, cells)
+    for st, values in cells:
+        for n, v in values:
             if v.attribute == "gpu_count" and v.number is not None:
                 count = v.number
             if v.attribute == "gpu_model" and v.text:
@@ -770,13 +778,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
                 out.extend(_text_values(ctx, st, "interconnect", piece, repr(st.key)))
         return out
     if rule.parser == "disk_group":
-        m = _TIMES.match(text)
-        if not m:
-            _not_a_value(ctx, st)
-            return []
-        out = [_Value(rule.attributes[0], number=float(m.group(1)))]
-        out.extend(_number(ctx, fam, st, rule.attributes[1], m.group(2), units[-1]))
-        return out
+        return _disk_group(ctx, fam, st, rule, units[-1])
     if rule.parser == "product":
         m = _TIMES.match(text)
         if not m:
@@ -796,7 +798,96 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
         ]
     if rule.parser == "text":
         return [_Value(rule.attributes[0], text=text)]
-    return _number(ctx, fam, st, rule.attributes[0], text, units[-1] if units else None)
+    return _whole(ctx, _number(ctx, fam, st, rule.attributes[0], text, units[-1] if units else None))
+
+
+def _disk_group(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule, header: str | None) -> list[_Value]:
+    """A cell of disks: `2x960 GB` is two disks of 960 GB each (as written, however large),
+    `960 GB` one disk of that size (unless no one disk can be so large: then it is their total),
+    `8` eight disks."""
+    count, size = rule.attributes
+    text = st.raw_text
+    if m := _TIMES.match(text):
+        sizes = _number(ctx, fam, st, size, m.group(2), header)
+        n = float(m.group(1))
+        return [_Value(count, number=n, low=n, high=n), *sizes] if sizes else []
+    q = parse_quantity(text, ctx.know)
+    if q is None:
+        _not_a_value(ctx, st)
+        return []
+    unit = ctx.know.unit(q.unit or header or "")
+    if unit is None or unit.dimension == "count":
+        return _quantity_values(ctx, fam, st, count, q, None)
+    sizes = _whole(ctx, _quantity_values(ctx, fam, st, size, q, header))
+    if len(sizes) != 1 or sizes[0].attribute != size or sizes[0].number is None:
+        return sizes
+    one = f"{text.strip()!r} under {st.key!r} gives a size and no count: one disk of that size"
+    return [_Value(count, number=1.0, low=1.0, high=1.0, derived=True, interpretation=one), *sizes]
+
+
+def _whole(ctx: _Context, values: list[_Value]) -> list[_Value]:
+    """Values stated as one item's that are more than one item can be (`max` in attributes.toml)
+    as the total of the items: 28 TiB under "NVMe Disk Size" is eight disks together, as no local
+    NVMe disk is so large."""
+    out = []
+    for v in values:
+        attr = ctx.know.attributes[v.attribute]
+        if attr.max is None or attr.total is None or v.low is None or v.low <= attr.max:
+            out.append(v)
+            continue
+        what = attr.description[0].lower() + attr.description[1:].rstrip(".")
+        why = (
+            f"no {what} is above {format_number(attr.max)} {attr.unit}: "
+            f"{format_number(v.low)} {attr.unit} read as the total"
+        )
+        out.append(replace(v, attribute=attr.total, interpretation=_joined(why, v.interpretation)))
+    return out
+
+
+def _joined(*notes: str | None) -> str | None:
+    return "; ".join(n for n in notes if n) or None
+
+
+_Cell = tuple[Statement, list[tuple[int, _Value]]]
+"""A cell of a row and the values read from it, each with its place in the cell."""
+
+
+def _fill_shares(ctx: _Context, cells: list[_Cell]) -> None:
+    """Where a row states one count of items (`nvme_disk_count`) and one item's share
+    (`nvme_disk_size_gib`) or the total (`nvme_disk_total_gib`), the other, derived, beside the
+    value it comes from: so that both are filled whichever the page prints. Where it states both,
+    the total count x share is derived all the same: a stated total it contradicts then meets
+    it in reconcile, whose check of the product (`nvme_total`) decides."""
+    for item, count, total in ctx.know.shares:
+        counts = {v.number for _, values in cells for _, v in values if v.attribute == count and v.number is not None}
+        if len(counts) != 1:
+            continue  # no count, a range (1 - 4 disks) or two counts: which one to use is not known
+        (n,) = counts
+        stated = {v.attribute for _, values in cells for _, v in values if v.attribute in (item, total)}
+        if not stated or not n:
+            continue
+        unit = ctx.know.attributes[count].unit or ""
+        units = f"{format_number(n)} {unit}{'' if n == 1 or not unit else 's'}".strip()
+        for _, values in cells:
+            for place, v in list(values):
+                if v.number is None or v.attribute not in (item, total) or (v.attribute == total and item in stated):
+                    continue
+                if v.attribute == item:
+                    other, number = total, round(v.number * n, 6)
+                    how = f"derived: {units} x {format_number(v.number)} {ctx.know.attributes[item].unit}"
+                else:
+                    other, number = item, round(v.number / n, 6)
+                    how = f"derived: {format_number(v.number)} {ctx.know.attributes[total].unit} / {units}"
+                derived = _Value(
+                    other,
+                    number=number,
+                    low=number,
+                    high=number,
+                    unit_written=v.unit_written,
+                    interpretation=_joined(how, v.interpretation),
+                    derived=True,
+                )
+                values.append((place, derived))  # its own attribute sets its claim id apart
 
 
 def _number(
@@ -1096,20 +1187,49 @@ def _series_entity(ctx: _Context, st: Statement) -> str | None:
     return ctx.series.canonical(st.context)
 
 
-def _part(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
-    """A `Part | Quantity | Specs` row: each `<br>` piece goes to the attribute its unit names."""
-    entity = _series_entity(ctx, st)
-    rule = ctx.know.part_rule(normalize_label(st.key))
+def _part(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> None:
+    """A `Part | Quantity | Specs` row (its cells): each `<br>` piece goes to the attribute its
+    unit names. A piece that says what the part's items are (`16 TiB (NVMe)`, the rule's `also`)
+    is read for those too, and so is the piece at its place in the other cell when the cells list
+    as many pieces (`4 Disks`: Quantity and Specs list the same items in the same order)."""
+    first = row[0]
+    entity = _series_entity(ctx, first)
+    rule = ctx.know.part_rule(normalize_label(first.key))
     if entity is None or rule is None:
         if rule is None:
             ctx.warn_once(
-                ("part", st.document, st.key),
-                Diagnostic("info", "unmapped-part", st.document, st.line, f"part {st.key!r} names no known attribute"),
+                ("part", first.document, first.key),
+                Diagnostic(
+                    "info", "unmapped-part", first.document, first.line, f"part {first.key!r} names no known attribute"
+                ),
             )
         return
-    for n, piece in enumerate(st.parts):
-        for v in _part_piece(ctx, fam, st, rule.units_for(piece), piece):
-            _emit(ctx, st, entity, "series", v, n)
+    also: dict[int, tuple[Mapping[str, str], str]] = {}
+    for st in row:
+        for place, piece in enumerate(st.parts):
+            if (units := rule.also_for(piece)) is not None:
+                also.setdefault(place, (units, piece))
+    aligned = len({len(st.parts) for st in row}) == 1
+    cells: list[_Cell] = []
+    for st in row:
+        values: list[tuple[int, _Value]] = []
+        for place, piece in enumerate(st.parts):
+            units = rule.units_for(piece)
+            values.extend((place, v) for v in _part_piece(ctx, fam, st, units, piece))
+            said = also.get(place)
+            if said is None or units is not rule.units or not (aligned or rule.also_for(piece)):
+                continue
+            # The piece was read for what its units name; what it says again is no new problem.
+            quiet = len(ctx.diagnostics)
+            why = f"{said[1].strip()!r} says what this part's items are"
+            for v in _part_piece(ctx, fam, st, said[0], piece):
+                values.append((place, replace(v, interpretation=_joined(why, v.interpretation))))
+            del ctx.diagnostics[quiet:]
+        cells.append((st, values))
+    _fill_shares(ctx, cells)
+    for st, values in cells:
+        for place, v in values:
+            _emit(ctx, st, entity, "series", v, place)
 
 
 def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[str, str], piece: str) -> list[_Value]:
@@ -1130,7 +1250,7 @@ def _part_piece(ctx: _Context, fam: SourceFamily, st: Statement, units: Mapping[
         target = units.get("bare")
     if target is None:
         return _no_value(ctx, st, "unmapped-part-value", f"part {st.key!r}: {piece!r} names no known attribute")
-    return _quantity_values(ctx, fam, st, target, q, None)
+    return _whole(ctx, _quantity_values(ctx, fam, st, target, q, None))
 
 
 def _text_values(ctx: _Context, st: Statement, target: str | None, piece: str, where: str) -> list[_Value]:
@@ -1221,7 +1341,8 @@ def _phrases(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
             _prose_size_series(ctx, st, subjects, seen)
             for (entity, kind), group in pairs:
                 for v in group:
-                    key = (entity, v.attribute, v.text or format_number(v.number or 0))
+                    flag = None if v.flag is None else str(v.flag)
+                    key = (entity, v.attribute, v.text or flag or format_number(v.number or 0))
                     if key in seen:
                         continue
                     seen.add(key)
@@ -1330,9 +1451,13 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
     groups = m.groupdict()
     raw = groups.get("value")
     if phrase.value is not None:
+        if ctx.know.attributes[phrase.attribute].kind == "flag":
+            return [_Value(phrase.attribute, flag=parse_flag(phrase.value), interpretation=note)]
         return [_Value(phrase.attribute, text=phrase.value, interpretation=note)]
     if not raw:
         return []
+    if phrase.parser == "interconnect":
+        return _link_values(ctx, phrase.attribute, raw, note)
     if phrase.parser == "gpu_model":
         # A comparison names other models after the one meant: "the H200, ... over the H100".
         window = _COMPARED.split(raw, maxsplit=1)[0]
@@ -1364,6 +1489,19 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
             interpretation=note + (f"; {conv[2]}" if conv[2] else ""),
         )
     ]
+
+
+def _link_values(ctx: _Context, attribute: str, written: str, note: str) -> list[_Value]:
+    """A GPU interconnect in its normal form (`fifth-generation NVLink` is NVLink 5.0), and the
+    flag its name states (NVLink: `nvlink`); phrases.toml's `[[link]]` table says which."""
+    found = read_link(written, ctx.know)
+    if found is None:
+        return []
+    link, name = found
+    out = [_Value(attribute, text=name, interpretation=note)]
+    if link.flag:
+        out.append(_Value(link.flag, flag=True, interpretation=f"{note}; {link.name} names the GPUs' link"))
+    return out
 
 
 def _lifecycle_of(ctx: _Context, when: dt.date) -> list[_Value]:
