@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from pipeline.records import BuildResult, ContractViolation
 
 EPILOG = """commands:
-  build    read the documents under sources/ and write the tables, report.html, SCHEMA.md and
-           datapackage.json to output/
+  build    read the documents under sources/ and write the tables, report.html, errata.md,
+           SCHEMA.md and datapackage.json to output/
   explain  show every claim behind a size's value, the checks applied and why the value was chosen
   drift    build sources/ into a temporary folder and compare it with the committed output/
   calibrate  set each value's confidence against the API catalogs; fit the confidence model
@@ -34,7 +34,8 @@ example:
 'python -m pipeline COMMAND --help' describes each command."""
 
 EPILOG_BUILD = """Besides the tables (Parquet and CSV), --out gets report.html (one static page for people),
-SCHEMA.md and datapackage.json (the data dictionary) and manifest.json. The tables are checked
+errata.md (what the pages and catalogs get wrong, as issues to send upstream), SCHEMA.md and
+datapackage.json (the data dictionary) and manifest.json. The tables are checked
 against their contracts first: a build whose data would break them writes nothing, lists every
 violation and exits 1.
 
@@ -84,7 +85,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"{args.out}/ is up to date: no document, setting or pipeline code changed (--no-cache rebuilds)")
     else:
         print(f"wrote {', '.join(sorted(result.tables))} to {args.out}/ (Parquet and CSV)")
-        print(f"wrote report.html, SCHEMA.md, datapackage.json and manifest.json to {args.out}/")
+        print(f"wrote report.html, errata.md, SCHEMA.md, datapackage.json and manifest.json to {args.out}/")
         if result.cache is not None:
             c = result.cache
             print(

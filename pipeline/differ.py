@@ -24,10 +24,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.knowledge.names import parse_size
+from pipeline.outputs.errata import cell
 from pipeline.outputs.schema import tables
 from pipeline.sync import short
 
-SECTIONS = ("schema", "documents", "sizes", "names", "series", "facts", "claims", "conflicts", "diagnostics", "tables")
+SECTIONS = (
+    "schema",
+    "documents",
+    "sizes",
+    "names",
+    "series",
+    "facts",
+    "claims",
+    "conflicts",
+    "errata",
+    "diagnostics",
+    "tables",
+)
 CONFIDENCE_STEP = 0.0005
 
 
@@ -104,6 +117,7 @@ def drift(old: Path, new: Path) -> DriftReport:
     changes.extend(c for c in _facts(*frames["facts"]) if c.key.split(" ")[0] not in renamed_sizes)
     changes.extend(c for c in _claims(*frames["claims"]) if (c.where, c.key.split(" ")[0]) not in renamed_claims)
     changes.extend(_conflicts(*frames["conflicts"]))
+    changes.extend(_errata(*frames["errata"], frames["documents"][1]))
     changes.extend(_diagnostics(*frames["diagnostics"]))
     explained = {c.section for c in changes}
     if renames:  # a name written another way changes claims' names and the ids of their facts' claims
@@ -535,6 +549,58 @@ def _conflicts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
     return out
 
 
+_ERRATUM = ["kind", "document", "attribute", "entities", "value"]
+"""What an erratum is, wherever its line moves: two builds' errata are matched by it."""
+
+
+def _errata(a: pd.DataFrame, b: pd.DataFrame, documents: pd.DataFrame) -> list[Change]:
+    """Errata found anew (`new erratum in DOC:LINE`) and errata gone: where the document's
+    upstream commit moved, `erratum fixed in DOC at COMMIT` (the drift names the commits too)."""
+    old, new = _keyed(a, _ERRATUM), _keyed(b, _ERRATUM)
+    commits = (
+        {}
+        if documents.empty or "commit" not in documents
+        else dict(zip(documents["document"], documents["commit"], strict=True))
+    )
+    out = []
+    for key in sorted(set(new) - set(old)):
+        n = new[key]
+        where = f"{n['document']}:{n['line']}"
+        out.append(
+            Change(
+                "errata",
+                "new",
+                f"{n['attribute']} of {n['entities']}",
+                None,
+                _reading_of(n),
+                where,
+                f"new erratum in {where} ({n['kind']})",
+            )
+        )
+    for key in sorted(set(old) - set(new)):
+        o = old[key]
+        document = str(o["document"])
+        commit = _s(commits.get(document))
+        fixed = f"erratum fixed in {document} at {short(commit)}" if commit else f"no longer an erratum in {document}"
+        out.append(
+            Change(
+                "errata",
+                "fixed",
+                f"{o['attribute']} of {o['entities']}",
+                _reading_of(o),
+                None,
+                f"{document}:{o['line']}",
+                fixed,
+            )
+        )
+    return out
+
+
+def _reading_of(row: dict[str, Any]) -> str:
+    supported = _s(row.get("supported"))
+    return f"{row['value']} -> {supported}" if supported else str(row["value"])
+
+
 def _diagnostics(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
     cols = ["severity", "code", "document", "line", "message"]
 
@@ -581,17 +647,6 @@ def _place(c: Change) -> str | None:
     return ", ".join(p for p in (c.where, c.commit and f"commit {c.commit}") if p) or None
 
 
-def _md(text: str | None) -> str:
-    """Document text made safe for a Markdown table cell: no markup, no HTML."""
-    if not text:
-        return ""
-    out = text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    for ch in "`*_[]":
-        out = out.replace(ch, "\\" + ch)
-    return out
-
-
 def render_markdown(report: DriftReport, limit: int = 200) -> str:
     if not report.differs:
         return "### Data drift\n\nNo drift: the committed `output/` matches what `sources/` builds.\n"
@@ -610,7 +665,7 @@ def render_markdown(report: DriftReport, limit: int = 200) -> str:
         ]
         for c in items[:limit]:
             lines.append(
-                f"| {c.kind} | {_md(c.key)} | {_md(c.old)} | {_md(c.new)} | {_md(_place(c))} | {_md(c.detail)} |"
+                f"| {c.kind} | {cell(c.key)} | {cell(c.old)} | {cell(c.new)} | {cell(_place(c))} | {cell(c.detail)} |"
             )
         if len(items) > limit:
             lines.append(f"| ... | {len(items) - limit} more | | | | |")

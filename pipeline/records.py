@@ -16,6 +16,19 @@ from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
 Severity = Literal["error", "warning", "info"]
+ERRATA_KINDS = (
+    "page_vs_include",
+    "page_vs_page",
+    "docs_vs_api",
+    "physical_check",
+    "series_pattern",
+    "header_unit",
+    "api_physics",
+)
+"""What an erratum (`pipeline.stages.errata`) contradicts: its own include (or the series its
+include states), another current official page, the API (or, for a catalog's value, the pages),
+physics, its series' pattern, the numbers under its header's unit; `api_physics` is a catalog
+value physics rules out."""
 BASES = ("stated", "computed", "inherited", "sibling", "name")
 """What a fact's value may rest on (`reconcile.Fact.basis`): the first two, a document states for
 the entity; the others the pipeline infers (from its series, a sibling size, its name)."""

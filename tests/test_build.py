@@ -195,7 +195,7 @@ def test_a_bad_document_does_not_stop_the_others(tmp_path: Path) -> None:
     assert set(sizes["size"]) == {"Standard_ND40rs_v2", "Standard_ND40s_v2", "Standard_ND6s"}
 
 
-DOCUMENTATION = ("report.html", "SCHEMA.md", "datapackage.json")
+DOCUMENTATION = ("report.html", "SCHEMA.md", "datapackage.json", "errata.md")
 
 
 def test_same_sources_give_identical_bytes_wherever_they_are(tmp_path: Path) -> None:

@@ -214,3 +214,21 @@ def test_broken_catalogs_beside_good_documents_still_build(tmp_path: Path) -> No
     assert facts.loc[("Standard_ND96isr_H100_v5", "vcpus"), "value"] == "96"  # the good catalog's capability
     assert facts.loc[("Standard_NV6", "vcpus"), "value"] == "6"  # the size whose memory was unreadable
     assert ("Standard_NV6", "memory_gib") not in facts.index
+
+
+def test_a_catalog_line_without_a_size_is_skipped_with_its_line() -> None:
+    """A SkyPilot row whose InstanceType is empty (line 3 here, the shape of v6-azure-vms-N.csv's rows)
+    states values of no size: they are not read, and the line says so."""
+    header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,Generation"
+    rows = [
+        "Standard_NC6s_v3,V100,1,6.0,112,V100,3.06,0.306,eastus,V1",
+        ",V100,1,6.0,112,V100,3.06,0.306,eastus,V1",
+    ]
+    doc, _ = parse_bytes("catalogs/vms.csv", "\n".join([header, *rows, ""]).encode())
+    assert doc is not None
+    ex = extract_catalog(doc)
+    assert {st.subject for st in ex.statements} == {"Standard_NC6s_v3"}
+    assert [p.line for p in ex.prices] == [2]
+    assert [(d.code, d.line, d.message) for d in ex.diagnostics] == [
+        ("catalog-row-without-size", 3, "row has no InstanceType: its values are of no size, and are not read")
+    ]

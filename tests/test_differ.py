@@ -177,7 +177,16 @@ def test_two_builds_of_the_same_sources_do_not_drift(base: Path, tmp_path_factor
 def test_a_changed_table_cell_is_reported_as_document_claim_fact_and_conflict(memory_edit: DriftReport) -> None:
     """The page now contradicts the other pages and both API snapshots, which the build trusts more
     for provisioned memory: the fact keeps 900 GiB, no longer agreed, and the edit is a losing value."""
-    assert set(memory_edit.by_section()) == {"documents", "claims", "facts", "conflicts", "tables"}
+    # The edited page contradicts the API and the other pages now: a new erratum of its line.
+    assert set(memory_edit.by_section()) == {"documents", "claims", "facts", "conflicts", "errata", "tables"}
+    [erratum] = memory_edit.by_section()["errata"]
+    assert (erratum.kind, erratum.key, erratum.new, erratum.where) == (
+        "new",
+        "memory_gib of Standard_ND96asr_v4",
+        "1000 GiB -> 900 GiB",
+        f"{NDASR_PAGE}:31",
+    )
+    assert erratum.detail == f"new erratum in {NDASR_PAGE}:31 (page_vs_include)"  # its own include says 900
     [document] = entries(memory_edit, "documents")
     assert document[:2] == ("changed", NDASR_PAGE)
     assert the_change(memory_edit, "documents", NDASR_PAGE).detail == "as_of 2024-07-31 (unchanged)"
@@ -220,7 +229,7 @@ def test_a_changed_table_cell_is_reported_as_document_claim_fact_and_conflict(me
 def test_the_json_report_carries_the_same_fact_change(memory_edit: DriftReport) -> None:
     data = json.loads(render_json(memory_edit))
     assert data["differs"] is True
-    assert data["summary"] == {"documents": 1, "facts": 1, "claims": 1, "conflicts": 2, "tables": 1}
+    assert data["summary"] == {"documents": 1, "facts": 1, "claims": 1, "conflicts": 2, "errata": 1, "tables": 1}
     [fact] = [c for c in data["changes"] if c["section"] == "facts"]
     assert {k: fact[k] for k in ("kind", "key", "old", "new", "where")} == {
         "kind": "changed",
@@ -407,6 +416,64 @@ def test_a_name_moving_between_vm_sizes_and_names_is_said_once(base: Path, tmp_p
     assert not [c for c in drift(edited, base).changes if c.section == "sizes" and c.key == "Standard_NG8"]
 
 
+V710 = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/nvadsv710-v5-series.md"
+NGADS = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/ngadsv620-series.md"
+FIXED_AT = "1234567890abcdef1234567890abcdef12345678"
+
+
+def fix_the_v710_slip_and_slip_ngads(sources: Path) -> None:
+    """Upstream fixes nvadsv710-v5-series.md:79's 7600 IOPS (760, the pattern of 80-83) in a commit of its
+    own, and ngadsv620-series.md:67 gains a digit: 12,800 IOPS written 128,000."""
+    replace_line(
+        sources / V710,
+        79,
+        "| Standard_NV4ads_V710_v5 | 2 | 7600 | 180 |",
+        "| Standard_NV4ads_V710_v5 | 2 | 760 | 180 |",
+    )
+    lock = sources / "upstream.lock"
+    text = lock.read_text(encoding="utf-8")
+    entry = text.index(f'document = "{V710}"')
+    old = "0f864c9fb268cf065c521396ff2ff24af1a6dd3f"
+    assert text.index(old, entry) < text.index("[[file]]", entry)
+    lock.write_text(text[:entry] + text[entry:].replace(old, FIXED_AT, 1), encoding="utf-8")
+    replace_line(
+        sources / NGADS,
+        67,
+        "| Standard_NG8ads_V620_v1 | 8 | 12,800 | 200 |",
+        "| Standard_NG8ads_V620_v1 | 8 | 128,000 | 200 |",
+    )
+
+
+def test_drift_says_which_errata_upstream_fixed_and_which_are_new(
+    base: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    sources = edited_copy(tmp_path_factory, "errata", fix_the_v710_slip_and_slip_ngads)
+    report = drift(base, built(sources, tmp_path_factory, "errata-out"))
+    found = [(c.kind, c.key, c.where, c.detail) for c in report.changes if c.section == "errata"]
+    assert (
+        "fixed",
+        "uncached_disk_iops of Standard_NV4ads_V710_v5",
+        f"{V710}:79",
+        f"erratum fixed in {V710} at 1234567",
+    ) in found
+    assert (
+        "new",
+        "uncached_disk_iops of Standard_NG8ads_V620_v1",
+        f"{NGADS}:67",
+        f"new erratum in {NGADS}:67 (series_pattern)",
+    ) in found
+    fixed = the_change(report, "errata", "uncached_disk_iops of Standard_NV4ads_V710_v5")
+    assert fixed.old == "7600 IOPS -> 760 IOPS" and fixed.commit == "0f864c9 -> 1234567"
+    # The include still says "7,600 - 5,320 IOPS" (includes/nvadsv710-v5-series-specs.md:19): a range that now
+    # leaves out the page's 760, 1520, 2280 and 4560: the range is the erratum, no longer copied from a slip.
+    include = f"{V710.rsplit('/', 1)[0]}/includes/nvadsv710-v5-series-specs.md:19"
+    range_changes = sorted(
+        (c.kind, c.new or c.old) for c in report.changes if c.section == "errata" and c.where == include
+    )
+    assert range_changes == [("fixed", "5320-7600 IOPS -> 760-5320 IOPS"), ("new", "5320-7600 IOPS -> 760-7600 IOPS")]
+    assert "## errata" in render_markdown(report).lower() or "#### errata" in render_markdown(report)
+
+
 # ------------------------------------------------------------------------------ 7. the command line
 
 
@@ -541,6 +608,7 @@ def test_every_value_a_synced_page_drifted_names_the_commit_behind_it(resynced: 
             ("conflicts", "appeared", key, f"{NDASR_PAGE}:31", MOVED),
             ("conflicts", "appeared", key, others, None),  # 900 GiB: no page behind it moved
             ("documents", "changed", NDASR_PAGE, None, MOVED),
+            ("errata", "new", "memory_gib of Standard_ND96asr_v4", f"{NDASR_PAGE}:31", MOVED),
             ("facts", "changed", key, API_V6, None),  # 900 GiB still, from the catalog, which did not move
             ("tables", "changed", "calibration", None, None),
         ],

@@ -544,3 +544,26 @@ def test_a_number_cell_is_the_same_whichever_cell_came_first() -> None:
     sorts = [re.search(r'data-sort="([^"]*)"', cell).group(1) for cell in cells]  # type: ignore[union-attr]
     assert sorts == ["0.0", "-0.0", "8.0", "8.0"]
     assert cells[2] == cells[3]
+
+
+def test_the_errata_section_lists_each_erratum_with_its_line_upstream(
+    page: str, frames: dict[str, pd.DataFrame]
+) -> None:
+    """nvadsv710-v5-series.md:79 "| Standard_NV4ads_V710_v5 | 2 | 7600 | 180 |": ten times its series' pattern."""
+    section = re.search(r'<section id="errata".*?</section>', page, flags=re.S)
+    assert section is not None
+    rows = [
+        [text(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+        for row in re.findall(r"<tr data-item[^>]*>(.*?)</tr>", section.group(0))
+    ]
+    assert len(rows) == len(frames["errata"]) > 20
+    where = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/nvadsv710-v5-series.md:79"
+    [slip] = [r for r in rows if r[0] == where]
+    assert slip[1:5] == [
+        "series_pattern",
+        "7600",
+        "uncached_disk_iops of Standard_NV4ads_V710_v5: 7600 IOPS",
+        "760 IOPS",
+    ]
+    url = frames["errata"].set_index(["document", "line"]).loc[(where.rsplit(":", 1)[0], 79), "url"]
+    assert f'href="{url}"' in section.group(0)

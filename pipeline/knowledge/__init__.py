@@ -150,6 +150,17 @@ class FeatureLetter:
 
 
 @dataclass(frozen=True, slots=True)
+class PatternRule:
+    """The series pattern check's numbers (checks.toml, `pipeline.stages.patterns`)."""
+
+    attributes: frozenset[str]
+    min_sizes: int
+    same: float
+    follow: float
+    off: float
+
+
+@dataclass(frozen=True, slots=True)
 class CatalogFormat:
     """A kind of machine-made catalog file (catalogs.toml): how to recognise it and read it."""
 
@@ -223,6 +234,7 @@ class Knowledge:
     catalog_formats: tuple[CatalogFormat, ...] = ()
     catalog_fields: Mapping[str, CatalogField] = field(default_factory=dict)
     letters: tuple[FeatureLetter, ...] = ()
+    pattern: PatternRule | None = None
     links: tuple[Link, ...] = ()
     _gpu_named: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
     _gpu_aliased: Mapping[str, GpuModel] = field(init=False, repr=False, compare=False)
@@ -527,6 +539,15 @@ def load() -> Knowledge:
     )
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
     named += [f.attribute for f in letters if f.attribute]
+    checks = _table("checks.toml")["pattern"]
+    pattern = PatternRule(
+        frozenset(checks["attributes"]),
+        int(checks["min_sizes"]),
+        float(checks["same"]),
+        float(checks["follow"]),
+        float(checks["off"]),
+    )
+    named += sorted(pattern.attributes)
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
     named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
@@ -558,6 +579,7 @@ def load() -> Knowledge:
         catalog_formats=catalog_formats,
         catalog_fields=catalog_fields,
         letters=letters,
+        pattern=pattern,
         links=links,
     )
 

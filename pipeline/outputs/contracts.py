@@ -23,7 +23,7 @@ from pandera.errors import SchemaErrors
 from pipeline import knowledge
 from pipeline.knowledge.registry import KINDS, tiers
 from pipeline.outputs import schema
-from pipeline.records import BASES
+from pipeline.records import BASES, ERRATA_KINDS
 
 
 def _without_hypothesis(module: str) -> None:
@@ -154,6 +154,15 @@ RULES: dict[str, dict[str, list[pa.Check]]] = {
         "documents": [_at_least(1)],
         "links": [_each(_permalinks_to_lines, "must be GitHub permalinks ending in #L<line>, joined with '; '")],
     },
+    "errata": {
+        "kind": [_one_of(ERRATA_KINDS)],
+        "line": [LINE],
+        "url": [_each(_permalinks_to_lines, "must be a GitHub permalink ending in #L<line>")],
+        "evidence_links": [
+            _each(_permalinks_to_lines, "must be GitHub permalinks ending in #L<line>, joined with '; '")
+        ],
+        "sure": [PROBABILITY],
+    },
     "facts": {
         "entity_kind": [_one_of(ENTITY_KINDS)],
         "status": [_one_of(STATUSES)],
@@ -192,6 +201,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "claims": ("claim_id", "document", "entity", "entity_kind", "attribute", "value"),
     "vm_sizes": ("size", "documents", "value_basis"),
     "names": ("name", "written", "size", "certainty", "evidence", "documents", "uses"),
+    "errata": ("erratum_id", "kind", "document", "line", "attribute", "written", "value", "evidence", "sure"),
     "facts": ("entity", "entity_kind", "attribute", "value", "confidence", "status", "basis"),
     "conflicts": ("entity", "attribute", "value", "won", "claims"),
     "prices": ("size", "region", "snapshot", "newest", "listed_after_retirement", "document", "line"),
@@ -205,6 +215,7 @@ UNIQUE: dict[str, list[str]] = {
     "claims": ["claim_id"],
     "vm_sizes": ["size"],
     "names": ["name"],
+    "errata": ["erratum_id"],
     "facts": ["entity", "attribute"],
     "conflicts": ["entity", "attribute", "value"],
     "prices": ["size", "region", "os", "snapshot"],

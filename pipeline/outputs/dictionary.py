@@ -27,6 +27,11 @@ TABLE_PURPOSE = {
     ),
     "facts": "One row per (entity, attribute): the value chosen from the claims, how sure it is and why.",
     "conflicts": "One row per competing value of a disputed (entity, attribute), with the documents behind it.",
+    "errata": (
+        "One row per value an official page or an API catalog states now that the evidence says is wrong: the line "
+        "and its permalink, the text, the value the evidence supports, the evidence and how sure (errata.md groups "
+        "them by the file to fix)."
+    ),
     "prices": "One row per size, region and API catalog snapshot: what the size costs an hour, with the line.",
     "calibration": "The reliability table: how often values of each confidence are right, checked against the API.",
     "diagnostics": "One row per problem found in the input; a bad document never stops a build.",

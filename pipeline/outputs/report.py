@@ -1154,6 +1154,47 @@ def _sort_line(line: Any) -> float:
         return 0.0
 
 
+def _errata(rows: Rows) -> str:
+    """What the official pages and the API catalogs get wrong, as errata.md lists it to send upstream."""
+    found = _records(rows, "errata")
+    shown, more = _limited(found, "errata")
+    body = "".join(
+        f'<tr data-item data-kind="{_e(r.get("kind"))}">'
+        f'<td class="doc" data-sort="{_e(r.get("document"))}:{_e(_sort_key(r.get("line")))}">'
+        f"{_where(r.get('document'), r.get('line'), _upstream(r.get('url')))}</td>"
+        f'<td class="mono code">{_e(r.get("kind"))}</td>'
+        f'<td class="mono">{_e(r.get("written"))}</td>'
+        f'<td>{_e(r.get("attribute"))} of <span class="mono">{_e(r.get("entities"))}</span>: {_e(r.get("value"))}</td>'
+        f"<td><b>{_e(r.get('supported'))}</b></td>"
+        f'<td class="why">{_e(r.get("evidence"))}</td>'
+        f'<td class="num" data-sort="{_e(_sort_key(r.get("sure")))}">{_confidence(r.get("sure"))}</td></tr>'
+        for r in shown
+    )
+    heads = _sortable_heads("Where", "Kind", "As written", "States", "Should be", "Why", "Sure")
+    table = (
+        f'<div class="scroll"><table id="errata-table" class="sortable"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+        if found
+        else "<p>No value of an official page or an API catalog is suspect.</p>"
+    )
+    return (
+        f'<section id="errata" class="block"><h2>Errata <span class="count">{len(found)}</span></h2>'
+        '<p class="help">Values an official page or an API catalog states now that the evidence says are wrong: '
+        "against the page's own include or another current page, against the API, failing a physical check or "
+        "the pattern of the series' other sizes, or under a header whose unit is no unit of its numbers. An update "
+        "(a newer page replacing an older value) is not one. errata.md groups them by the file to fix, each "
+        "group ready to send upstream.</p>"
+        '<div class="controls"><label>Filter errata <input type="search" data-filter="errata" '
+        'placeholder="document, kind or size"></label><span class="shown"></span></div>'
+        f"{more}{table}</section>"
+    )
+
+
+def _upstream(url: Any) -> str | None:
+    """A permalink to a line without its `#L<line>`: what `_where` links a line with."""
+    return None if _na(url) else str(url).rsplit("#L", 1)[0]
+
+
 def _names(rows: Rows) -> str:
     """The names documents use for another size: what each stands for, how sure, why, and where."""
     names = _records(rows, "names")
@@ -1293,6 +1334,7 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
             ("sizes", "VM sizes"),
             ("names", "Names"),
             ("conflicts", "Conflicts"),
+            ("errata", "Errata"),
             ("docs-vs-api", "Docs vs API"),
             ("documents", "Documents"),
             ("diagnostics", "Diagnostics"),
@@ -1315,6 +1357,7 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     yield f"\n{_names(rows)}\n"
     yield conflicts
     del conflicts
+    yield f"\n{_errata(rows)}\n"
     yield f"\n{_docs_vs_api(rows, facts_at, by_dispute)}\n"
     yield f"{_documents(rows)}\n"
     yield f"{_diagnostics(rows)}\n</main>"

@@ -170,6 +170,41 @@ NAMES = (
     _c("links", "string", "Permalink to the line (url#L<line>) of each of `uses` that has one, joined with '; '."),
 )
 
+ERRATA = (
+    _c(
+        "erratum_id",
+        "string",
+        "Stable identifier of the erratum (hash of its kind, document, line, attribute and value).",
+    ),
+    _c(
+        "kind",
+        "string",
+        "What the value contradicts: page_vs_include (the page's own include, or the series its include states), "
+        "page_vs_page (another current official page), docs_vs_api (the API, or for a catalog's value the pages), "
+        "physical_check, series_pattern (the pattern the series' other sizes follow), header_unit (its header's unit "
+        "is no unit of its numbers) or api_physics (a catalog value physics rules out).",
+    ),
+    _c("document", "string", "The document that states the value."),
+    _c("line", "int", "File line of the value.", "line"),
+    _c("url", "string", "Permalink to the line upstream (url#L<line>), for a Learn page sources/upstream.lock lists."),
+    _c("repository", "string", "The GitHub repository the page is to be fixed in (owner/name)."),
+    _c("upstream_path", "string", "Path of the page in `repository`."),
+    _c("catalog", "string", "For a value of an API catalog: the catalog's name (registry.toml), to report it to."),
+    _c("entities", "string", "The sizes or series the value is stated for, joined with '; '."),
+    _c("attribute", "string", "The attribute the value is of."),
+    _c("written", "string", "The text as the document writes it."),
+    _c("value", "string", "The value as read, with its unit."),
+    _c(
+        "supported",
+        "string",
+        "The value the evidence supports, with its unit; empty where it says only that it is wrong.",
+    ),
+    _c("evidence", "string", "Why the value is wrong: what the other documents state, the check it fails."),
+    _c("evidence_at", "string", "document:line of each statement behind the evidence, joined with '; '."),
+    _c("evidence_links", "string", "Permalink to each of `evidence_at` that has one, joined with '; '."),
+    _c("sure", "float", "How sure the erratum is, from 0 to 1.", "probability"),
+)
+
 CERTAINTY = ("certain", "likely")
 """How sure the `names` table is that a name stands for its size."""
 
@@ -391,6 +426,7 @@ def tables() -> dict[str, tuple[Column, ...]]:
         "names": NAMES,
         "facts": FACTS,
         "conflicts": CONFLICTS,
+        "errata": ERRATA,
         "prices": PRICES,
         "calibration": CALIBRATION,
         "diagnostics": DIAGNOSTICS,

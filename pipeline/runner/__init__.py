@@ -107,9 +107,11 @@ from pipeline.runner.reuse import (
 )
 from pipeline.runner.tables import (
     _checks_column,
+    _chosen,
     _claims_frame,
     _conflicts_frame,
     _documents_frame,
+    _errata_frame,
     _facts_frame,
     _Named,
     _names_frame,
@@ -123,6 +125,8 @@ from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.calibrate import Label
 from pipeline.stages.calibrate import labels as calibrate_labels
 from pipeline.stages.copies import find_copies
+from pipeline.stages.errata import errata as find_errata
+from pipeline.stages.errata import read_by_errata
 from pipeline.stages.normalize import (
     Contribution,
     Normalized,
@@ -296,6 +300,10 @@ def _write(
             return contracts.validate(frames, between=give_back, tables=None if apart is None and not taken else tables)
 
         def document() -> None:
+            from pipeline.outputs.errata import errata_markdown
+
+            found = read_frame(stage / "errata.parquet", cols["errata"]) if "errata" in taken else page_inputs["errata"]
+            (stage / "errata.md").write_text(errata_markdown(found), encoding="utf-8", newline="\n")
             if not page_taken:
                 # In a forked process, the frames are its own copy: the report lets them go once
                 # it has read them, and the process gives their memory back.
@@ -836,6 +844,12 @@ def _compute(
     built = set(sizes["size"]) | {a.name for a in aliases}
     after += _not_built(mentions, built, members)
     diagnostics = _sorted_diagnostics([*diagnostics, *after])
+    # What the errata read of the claims, picked before a build that keeps no records lets them go.
+    erring, wanted, of_series = read_by_errata(claims, rec.conflicts, rec.checks, diagnostics)
+    sizes_of: dict[str, list[str]] = defaultdict(list)
+    for size, series in members:
+        sizes_of[series].append(size)
+    wanted |= {(size, attribute) for series, attribute in of_series for size in sizes_of.get(series, ())}
     if reuse is not None and decided_key is not None:
         reuse.decided = _Decided(decided_key, tuple(after), dict(per_document), tuple(labels))
     result = BuildResult(
@@ -869,6 +883,10 @@ def _compute(
     del sizes
     made["conflicts"] = _conflicts_frame(rec.conflicts, upstream)
     made["names"] = _names_frame(aliases, upstream)
+    chosen = _chosen(made["facts"], wanted)
+    wrong = find_errata(erring, rec.conflicts, rec.checks, chosen, diagnostics, sources_by_doc, sizes_of, unverified)
+    made["errata"] = _errata_frame(wrong, sources_by_doc, upstream)
+    del erring, wanted, chosen, wrong
     # A catalog's price of a size the documents retire is kept, marked, and is no current price.
     made["prices"] = _prices_frame(prices, set(sizes_retired))
     made.update(_small_tables(documents_table, diagnostics, labels))
@@ -884,6 +902,7 @@ TABLE_ORDER = (
     "names",
     "facts",
     "conflicts",
+    "errata",
     "prices",
     "diagnostics",
     "calibration",

@@ -17,9 +17,9 @@ from pipeline.runner.cache import Cache
 from pipeline.runner.documents import code_fingerprint
 from pipeline.stages.calibrate import Label
 
-DOCUMENTATION = ("SCHEMA.md", "datapackage.json", "report.html")
+DOCUMENTATION = ("SCHEMA.md", "datapackage.json", "report.html", "errata.md")
 
-TAKEN_TABLES = ("claims", "vm_sizes", "names", "facts", "conflicts", "prices")
+TAKEN_TABLES = ("claims", "vm_sizes", "names", "facts", "conflicts", "errata", "prices")
 """The tables the stages after normalize make (the prices too: a retired size's are marked): what
 a build may take from the output it replaces (`_Reuse`). The others are cheap to make again, and
 the documents' and the diagnostics' depend on more than those stages read."""

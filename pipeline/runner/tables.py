@@ -16,6 +16,7 @@ from pipeline.outputs.write import by_column, frame
 from pipeline.records import Claim, Diagnostic, Document, Mention, Price
 from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
+from pipeline.stages.errata import Chosen, Erratum
 from pipeline.stages.normalize import source_family
 from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled
 from pipeline.sync import Locked
@@ -308,6 +309,57 @@ def _basis_account(shown: Sequence[Fact]) -> tuple[str, str | None]:
     parts.extend(f"{how}: {', '.join(attributes)}" for how, attributes in sorted(groups.items()))
     inferred = [f.attribute for f in shown if f.basis in _INFERRED]
     return "; ".join(parts), ", ".join(inferred) or None
+
+
+def _chosen(facts: Any, keys: Collection[tuple[str, str]]) -> dict[tuple[str, str], Chosen]:
+    """What the errata read of the facts (`errata.Chosen`), of the (entity, attribute) `keys` alone:
+    a large build's facts are hundreds of thousands of rows."""
+    if not keys:
+        return {}
+    import pandas as pd
+
+    wanted = pd.MultiIndex.from_tuples(sorted(keys), names=["entity", "attribute"])
+    rows = facts[pd.MultiIndex.from_frame(facts[["entity", "attribute"]]).isin(wanted)]
+    out = {}
+    columns = ["entity", "attribute", "value", "unit", "confidence", "document", "line", "sources"]
+    for f in rows[columns].itertuples(index=False):
+        unit = f.unit if isinstance(f.unit, str) and f.unit != "count" else None
+        value = f"{f.value} {unit}" if unit else str(f.value)
+        out[(str(f.entity), str(f.attribute))] = Chosen(
+            value, float(f.confidence), f"{f.document}:{f.line}", int(f.sources)
+        )
+    return out
+
+
+def _errata_frame(errata: Sequence[Erratum], sources: Mapping[str, Source], upstream: Mapping[str, Locked]) -> Any:
+    """The errata table: one row per erratum (`errata.Erratum`), with the permalinks to its line
+    and to the lines of its evidence, and the repository or catalog it is to be sent to."""
+    cols = schema.ERRATA
+    rows = []
+    for e in errata:
+        locked = upstream.get(e.document)
+        rows.append(
+            {
+                "erratum_id": e.erratum_id,
+                "kind": e.kind,
+                "document": e.document,
+                "line": e.line,
+                "url": f"{locked.url}#L{e.line}" if locked else None,
+                "repository": locked.repository if locked else None,
+                "upstream_path": locked.path if locked else None,
+                "catalog": sources[e.document].catalog if e.document in sources else None,
+                "entities": "; ".join(e.entities),
+                "attribute": e.attribute,
+                "written": e.written,
+                "value": e.value,
+                "supported": e.supported,
+                "evidence": e.evidence,
+                "evidence_at": "; ".join(e.evidence_at) or None,
+                "evidence_links": _links(e.evidence_at, upstream),
+                "sure": e.sure,
+            }
+        )
+    return frame(by_column(rows, cols), cols)
 
 
 def _names_frame(aliases: Sequence[Alias], upstream: Mapping[str, Locked]) -> Any:

@@ -134,6 +134,15 @@ def _csv(found: _Found, know: Knowledge) -> None:
             continue
         size = cells[index[fmt.size]].strip()
         if not size:
+            found.diagnostics.append(
+                Diagnostic(
+                    "warning",
+                    "catalog-row-without-size",
+                    found.doc.path,
+                    line,
+                    f"row has no {fmt.size}: its values are of no size, and are not read",
+                )
+            )
             continue
         for name, i in fields:
             found.add(line, size, name, cells[i], row, section)
@@ -240,7 +249,17 @@ def _json(found: _Found, know: Knowledge) -> None:
         return
     lines = _Lines(text)
     for row, (sku, begin, stop) in enumerate(_elements(text, isinstance(data, dict)), start=1):
-        if not isinstance(sku, dict) or not isinstance(sku.get("name"), str):
+        if not isinstance(sku, dict) or not isinstance(sku.get("name"), str) or not sku["name"].strip():
+            if isinstance(sku, dict) and sku.get("resourceType", "virtualMachines") == "virtualMachines":
+                found.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        "catalog-row-without-size",
+                        found.doc.path,
+                        lines.line(begin),
+                        "SKU has no name: its values are of no size, and are not read",
+                    )
+                )
             continue
         if sku.get("resourceType", "virtualMachines") != "virtualMachines":
             continue

@@ -30,6 +30,7 @@ from pipeline.knowledge.values import close, format_number, same_value, twin_val
 from pipeline.records import Claim, Diagnostic, Mention, compact, twin_of, values_of
 from pipeline.stages.calibrate import Evidence, Model
 from pipeline.stages.calibrate import model as calibration
+from pipeline.stages.patterns import Patterns, series_patterns
 
 NAME_CONVENTION = "name_convention"
 SIBLING = "sibling"
@@ -170,6 +171,8 @@ class Plan:
     rules: Mapping[tuple[str, str], float]
     unverified: Mapping[str, str]
     """The sizes an official page names that are not current (`pipeline.stages.aliases.superseded`), each with why."""
+    patterns: Patterns
+    """The values their series' patterns say are slips (`pipeline.stages.patterns`)."""
     official: set[str]
     by_key: dict[tuple[str, str], list[_Vote]]
     """The votes of the keys every part reads (a series' values), from `plan`; `decide` adds
@@ -209,6 +212,7 @@ class Shape:
     follows: Mapping[str, bool]
     official: set[str]
     unverified: Mapping[str, str]
+    patterns: Patterns
     stale_after_days: int
     model: Model
 
@@ -222,18 +226,21 @@ def shape(
     stale_after_days: int = 730,
     calibration_model: Model | None = None,
     unverified: Mapping[str, str] | None = None,
+    patterns: Patterns | None = None,
 ) -> Shape:
     """The entities of `claims` and of the claims the rules make (`rule_made`): each one's kind,
     whether its name gives its vCPU count, whether an official page names it (a size `unverified`
-    names, one no current page lists, is never official), with those sizes, the staleness limit
-    and the confidence model."""
+    names, one no current page lists, is never official), with those sizes, the values their
+    series' patterns say are slips (`series_patterns`, when not given), the staleness limit and the
+    confidence model."""
     name_claims = rule_made(names, siblings)
     unverified = unverified or {}
     documents = _official(sources)
     official = {c.entity for c in claims if c.document in documents} - set(unverified)
     kinds: dict[str, str] = {c.entity: c.entity_kind for c in (*claims, *name_claims)}
     model = calibration_model or calibration()
-    return Shape(claims, name_claims, kinds, names.follows, official, unverified, stale_after_days, model)
+    patterns = patterns if patterns is not None else series_patterns(claims, sources, knowledge.load())
+    return Shape(claims, name_claims, kinds, names.follows, official, unverified, patterns, stale_after_days, model)
 
 
 def plan(
@@ -246,6 +253,7 @@ def plan(
     unverified: Mapping[str, str] | None = None,
     names: NameRules | None = None,
     siblings: Siblings | None = None,
+    patterns: Patterns | None = None,
 ) -> Plan:
     """The shared part of deciding: the rule-made claims (the size names, sibling sizes) and the
     votes every part reads (a series' values); `decide` makes the votes of the other keys, a
@@ -264,6 +272,7 @@ def plan(
         stale_after_days=stale_after_days,
         calibration_model=calibration_model,
         unverified=unverified,
+        patterns=patterns if patterns is not None else series_patterns(claims, sources, know),
     )
     rules = rule_agreement(claims, s.name_claims, sources) | siblings[1]
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
@@ -284,6 +293,7 @@ def plan(
         name_claims=s.name_claims,
         rules=rules,
         unverified=s.unverified,
+        patterns=s.patterns,
         official=s.official,
         by_key=by_key,
         kinds=s.kinds,
@@ -413,7 +423,7 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     follows, kinds = p.follows, p.kinds
     for key in keys:
         votes = by_key[key]
-        _check(key, votes, facts, by_key, know, follows.get(key[0], True))
+        _check(key, votes, facts, by_key, know, follows.get(key[0], True), p.patterns)
         fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
         facts[key] = fact
         if rows:
@@ -483,10 +493,12 @@ def reads(p: Plan | Shape) -> tuple[object, list[str], dict[str, tuple[object, .
     size inherits and is checked against them), keyed by the caller as it keys an entity's. For
     each entity: its kind, whether the naming convention holds for it, whether an official
     page names it."""
-    shared = (sorted(p.unverified.items()), p.stale_after_days, p.model)
+    shared = (sorted(p.unverified.items()), sorted(p.patterns.outliers.items()), p.stale_after_days, p.model)
     series = sorted(entity for entity, kind in p.kinds.items() if kind == "series")
+    slips = p.patterns.of_entity
     own: dict[str, tuple[object, ...]] = {
-        entity: (entity, kind, p.follows.get(entity, True), entity in p.official) for entity, kind in p.kinds.items()
+        entity: (entity, kind, p.follows.get(entity, True), entity in p.official, slips.get(entity, ()))
+        for entity, kind in p.kinds.items()
     }
     return shared, series, own
 
@@ -1131,6 +1143,9 @@ def _denied(know: Knowledge, features: str, c: Claim) -> bool:
 # ------------------------------------------------------------------------- the checks
 
 
+NO_PATTERNS = Patterns()
+"""No value is a slip of its series' pattern: what `_check` is given where none were read."""
+
 _CHECKED = frozenset(("vcpus", "gpu_memory_gib", "gpu_model", "gpu_count"))
 """The attributes `_check` sets against the name, the GPU model or the entity's other values;
 besides these and a total with a check of its factors (`derived_from`, attributes.toml), any
@@ -1144,8 +1159,10 @@ def _check(
     by_key: Mapping[tuple[str, str], list[_Vote]],
     know: Knowledge,
     vcpus_hold: bool = True,
+    patterns: Patterns = NO_PATTERNS,
 ) -> None:
-    """Lower the weight of claims that break physical consistency, and say which check.
+    """Lower the weight of claims that break physical consistency or their series' pattern
+    (`patterns`), and say which check.
 
     `vcpus_hold` says whether the size's name gives its vCPU count (`name_vcpus_hold`): only
     then does a vCPU count that differs from the name fail a check."""
@@ -1156,8 +1173,20 @@ def _check(
     product = attr if attr and attr.check and len(attr.derived_from) == 2 else None
     vcpus = facts.get((entity, "vcpus")) if floor else None
     series_votes = _series_votes(facts, by_key, key)
-    if attribute not in _CHECKED and not product and not (vcpus and vcpus.value_number) and not series_votes:
+    slips = patterns.failed if entity in patterns.of_entity else {}
+    if (
+        attribute not in _CHECKED
+        and not product
+        and not (vcpus and vcpus.value_number)
+        and not series_votes
+        and not slips
+    ):
         return  # nothing to set its votes against: a third of the keys (10,000 documents)
+    # A range that ends on a value off its series' pattern was copied from that value: it says
+    # nothing against the sizes that fit the pattern.
+    copied = (
+        patterns.outliers.get((series_votes[0].claim.entity, attribute), frozenset()) if series_votes else frozenset()
+    )
     # What every vote of the key is set against, looked up once.
     size = parse_size(entity) if attribute == "vcpus" else None
     named = (size.constrained_vcpus or size.vcpus) if size and vcpus_hold else None
@@ -1240,7 +1269,9 @@ def _check(
         # range that leaves the size out does not make that count wrong.
         name_settles = attribute == "vcpus" and named is not None and abs((c.value_number or 0) - named) < 1e-9
         if v.inherited_from is None and c.value_number is not None and c.entity_kind == "size" and not name_settles:
-            failed.extend(_series_check(series_votes, attribute, c.value_number, model_fact, know))
+            failed.extend(_series_check(series_votes, attribute, c.value_number, model_fact, know, copied))
+        if v.inherited_from is None and (slip := slips.get(c.claim_id)):
+            failed.append(slip)
         if failed and v.shared:  # this key's own copy (`_inherit`)
             v = votes[i] = replace(v, failed=[], shared=False)
         for message in failed:
@@ -1255,16 +1286,21 @@ def _series_check(
     value: float,
     model_fact: Fact | None,
     know: Knowledge,
+    copied: Container[float] = frozenset(),
 ) -> list[str]:
     """A number a size states must lie within what an official page states for its series:
     its range (`6 - 24 vCPUs`), or its one value (`16 Disks`) when the series states one. A
     GPU count may be counted in cards of a model with several GPUs per card. `series_votes` are
-    the series' votes for `attribute` (`_series_votes`), looked up once for all the key's votes."""
+    the series' votes for `attribute` (`_series_votes`), looked up once for all the key's votes.
+    A range with an end among `copied` (values off the series' pattern) holds no size that fits
+    the pattern to it."""
     model = know.gpu(model_fact.value_text or "") if model_fact and attribute == "gpu_count" else None
     scales = (1.0, float(model.gpus_per_board)) if model else (1.0,)
     for r in series_votes:
         rc = r.claim
         if r.source_kind != "official_spec" or rc.range_min is None or rc.range_max is None:
+            continue
+        if rc.is_range and value not in copied and (rc.range_min in copied or rc.range_max in copied):
             continue
         if any(rc.range_min * k - 1e-9 <= value <= rc.range_max * k + 1e-9 for k in scales):
             continue
