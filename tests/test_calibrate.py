@@ -248,6 +248,13 @@ def test_the_model_reads_the_attributes_agreement_from_its_table() -> None:
     assert parse_model(tomllib.loads(model_text(read, "again"))) == read
 
 
+def test_the_shipped_model_marks_memory_down_and_vcpus_up() -> None:
+    """The pages' memory disagrees with the API where their vCPU counts never do."""
+    terms = model().attribute_terms
+    assert terms["memory_gib"] < 0 < terms["vcpus"]
+    assert "nvme_disk_count" not in terms  # no catalog states it: no labels, no term
+
+
 MEASURED = {"memory_gib": (math.log(2), math.log(3)), "vcpus": (math.log(5), math.log(3))}
 
 
