@@ -204,6 +204,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
+    from collections import Counter
     from dataclasses import replace
     from importlib import resources
 
@@ -212,6 +213,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         FEATURES,
         expected_calibration_error,
         fit,
+        held_out,
         model,
         model_text,
         reliability,
@@ -226,7 +228,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     current = model()
     before = reliability([(label.confidence, label.correct) for label in labels])
     fitted = fit(labels, current)
-    after_points = [(fitted.confidence(label.evidence), label.correct) for label in labels]
+    after_points = [(fitted.judges(label), label.correct) for label in labels]
     after = reliability(after_points)
     wrong = sum(not label.correct for label in labels)
     print(f"{len(labels)} values the documents give and an API catalog also states; {wrong} of them disagree.\n")
@@ -237,9 +239,25 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"Right official values below 0.5: {low}; wrong values at 0.9 or more: {high_wrong}.")
     for name, old, new in zip(FEATURES, current.coefficients, fitted.coefficients, strict=True):
         print(f"  {name:<11} {old:8.4f} -> {new:8.4f}")
+    counts = Counter(label.attribute for label in labels)
+    misses = Counter(label.attribute for label in labels if not label.correct)
+    print("\nAgreement per attribute (log-odds measured, expected at all labels' rate; the term is their difference):")
+    for attribute, (measured, expected) in fitted.agreement.items():
+        print(
+            f"  {attribute:<17} {counts[attribute]:4d} labels, {misses[attribute]} wrong: "
+            f"{measured:7.4f} - {expected:7.4f} = {fitted.attribute_terms[attribute]:+.4f}"
+        )
+    held = held_out(labels, current)
+    print("\nEach family's labels scored by the model fitted without them (pages it has never seen):")
+    for h in held:
+        print(f"  {h.family:<3} {h.labels:4d} labels  ECE {h.ece:.4f}")
+    scored = [h for h in held if h.labels]
+    if scored:
+        worst = max(scored, key=lambda h: h.ece)
+        print(f"Worst held-out ECE: {worst.ece:.4f} ({worst.family}).")
     if args.write:
-        hand = replace(current, coefficients=current.prior)
-        prior_ece = expected_calibration_error(reliability([(hand.confidence(x.evidence), x.correct) for x in labels]))
+        hand = replace(fitted, coefficients=fitted.prior)
+        prior_ece = expected_calibration_error(reliability([(hand.judges(x), x.correct) for x in labels]))
         note = (
             f"Fitted on {len(labels)} labels ({wrong} wrong): ECE {prior_ece:.4f} with the prior, "
             f"{expected_calibration_error(after):.4f} fitted."
@@ -247,7 +265,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         target = resources.files("pipeline.knowledge").joinpath("calibration.toml")
         fitted = replace(fitted, fitted_on=f"{len(labels)} labels, {wrong} wrong")
         Path(str(target)).write_text(model_text(fitted, note), encoding="utf-8")
-        print("\nwrote the fitted coefficients to pipeline/knowledge/calibration.toml; run 'make build' to use them")
+        print("\nwrote the fitted model to pipeline/knowledge/calibration.toml; run 'make build' to use it")
     return 0
 
 
@@ -324,13 +342,18 @@ def parser() -> argparse.ArgumentParser:
         description="Reconcile the documents without the API catalogs, set each value against the newest catalog "
         "snapshot that states it (leaving out catalog values that fail a physical check), and print the "
         "reliability table and the expected calibration error (ECE) before and after fitting the confidence "
-        "model's coefficients. --write saves the fitted coefficients in pipeline/knowledge/calibration.toml.",
+        "model's coefficients and the attributes' agreement, then each GPU family's ECE with the model fitted "
+        "without its labels. --write saves the fitted model in pipeline/knowledge/calibration.toml.",
         epilog="example:\n  python -m pipeline calibrate --sources sources\n"
         "  python -m pipeline calibrate --write && make build",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     c.add_argument("--sources", default="sources", help="folder of documents and catalogs (default: sources)")
-    c.add_argument("--write", action="store_true", help="save the fitted coefficients (calibration.toml)")
+    c.add_argument(
+        "--write",
+        action="store_true",
+        help="save the fitted model: coefficients and attributes' agreement (calibration.toml)",
+    )
     c.set_defaults(func=cmd_calibrate)
     s = sub.add_parser(
         "sync",

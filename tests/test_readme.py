@@ -26,14 +26,14 @@ EIGHT_GPU_SIZES = [
     # "8 A100 80 GB GPUs", ndh100v5-series.md:121 "8 | 640" (the older nd-h100-v5-series.md:51 writes the
     # size Standard_ND96isr_v5, a row of `names`, not of vm_sizes), nda100-v4-series.md:51 "8 A100 40 GB",
     # ndv2-series.md:41 "8 V100 32 GB", ndv2-series.md:27 (ND40s_v2, "16 GB of per-GPU memory").
-    ("Standard_ND96isr_MI300X_v5", 8.0, 192.0, True, "single_source", 0.978),
-    ("Standard_ND96isr_H200_v5", 8.0, 141.0, True, "single_source", 0.978),
-    ("Standard_ND96amsr_A100_v4", 8.0, 80.0, True, "resolved", 0.972),  # memory: pages 1900, API 1800
+    ("Standard_ND96isr_MI300X_v5", 8.0, 192.0, True, "single_source", 0.979),
+    ("Standard_ND96isr_H200_v5", 8.0, 141.0, True, "single_source", 0.979),
+    ("Standard_ND96amsr_A100_v4", 8.0, 80.0, True, "resolved", 0.974),  # memory: pages 1900, API 1800
     # The API's 12 GPUs lose; the older page's network bandwidth (2,400) loses to the newer 80,000.
-    ("Standard_ND96isr_H100_v5", 8.0, 80.0, True, "resolved", 0.955),
+    ("Standard_ND96isr_H100_v5", 8.0, 80.0, True, "resolved", 0.958),
     ("Standard_ND96asr_v4", 8.0, 40.0, False, "agreed", 0.993),
-    ("Standard_ND40rs_v2", 8.0, 32.0, False, "resolved", 0.941),
-    ("Standard_ND40s_v2", 8.0, 16.0, False, "resolved", 0.882),
+    ("Standard_ND40rs_v2", 8.0, 32.0, False, "resolved", 0.955),
+    ("Standard_ND40s_v2", 8.0, 16.0, False, "resolved", 0.889),
 ]
 ANSWER = [s for s, _, _, big, _, _ in EIGHT_GPU_SIZES if big]
 

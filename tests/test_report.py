@@ -127,7 +127,7 @@ def size_cell(page: str, size: str, attribute: str) -> str:
             "gpu_memory_gib",
             '<td class="v num" data-attribute="gpu_memory_gib" data-status="resolved" data-sort="32.0"',
             # The official page that won is of 2020-02-03, 1,688 days before the newest page.
-            "32◆resolved 0.94stale",
+            "32◆resolved 0.95stale",
             id="a-number-a-stronger-but-stale-source-won",
         ),
         # nc-series.md:14 "powered by the NVIDIA Tesla K80": stated for the series, not the size.
@@ -144,7 +144,7 @@ def size_cell(page: str, size: str, attribute: str) -> str:
             "Standard_NV12hs_v3",
             "gpu_count",
             '<td class="v num inferred" data-attribute="gpu_count" data-status="single_source" data-sort="1.0"',
-            "1○single source 0.89copied from",
+            "1○single source 0.95copied from",
             id="a-number-copied-from-a-sibling-is-shown-apart",
         ),
         # ndv2-series.md states each GPU's memory; nothing states ND40s_v2's total.

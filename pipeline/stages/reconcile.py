@@ -692,18 +692,20 @@ def _finished(
     """The decided `fact` completed in place: its reason, staleness, and its confidence from the
     evidence once staleness and the rules' measured agreement are known (both read the whole
     corpus, so that a decision reused from the memo stays valid when another page changes
-    them). In place, because `decide` made it and only the plan holds it, and the later keys
-    read its value alone: making every fact again was a tenth of deciding and finishing (at
-    10,000 documents, 646,389 facts)."""
+    them), and its attribute's agreement with the API (the model's, which keys the memo). In
+    place, because `decide` made it and only the plan holds it, and the later keys read its
+    value alone: making every fact again was a tenth of deciding and finishing (at 10,000
+    documents, 646,389 facts)."""
     evidence, confidence = fact.evidence, fact.confidence
     if evidence is not None:
         rule = rules.get((evidence.rule_of, fact.attribute), 0.0) if evidence.rule_of else 0.0
+        agreement = model.agreement_of(fact.attribute, evidence)
         # Keyed by the values as a tuple, which hashes in C: hashing the record itself ran
         # Python code for each of its fields, for every fact.
-        key = (_EVIDENCE_VALUES(evidence), stale, rule)
+        key = (_EVIDENCE_VALUES(evidence), stale, rule, agreement)
         if (known := confidences.get(key)) is None:
-            if evidence.stale != stale or evidence.rule != rule:
-                evidence = replace(evidence, stale=stale, rule=rule)
+            if evidence.stale != stale or evidence.rule != rule or evidence.agreement != agreement:
+                evidence = replace(evidence, stale=stale, rule=rule, agreement=agreement)
             known = confidences[key] = (evidence, model.confidence(evidence))
         # Equal evidence is one object: a build's facts hold few distinct ones.
         evidence, confidence = known
@@ -1503,6 +1505,7 @@ def _evidence(best: _Vote, voices: int, rival: float, tied: bool, status: str) -
         voices,
         rival,
         best.source_kind in AUTHORITATIVE,
+        best.source_kind == "api_catalog",
         method if method in (NAME_CONVENTION, SIBLING) else None,
         tied,
         status == "unverified",
@@ -1517,6 +1520,7 @@ def _evidence_of(
     voices: int,
     rival: float,
     official: bool,
+    catalog: bool,
     rule_of: str | None,
     tied: bool,
     unverified: bool,
@@ -1529,6 +1533,7 @@ def _evidence_of(
         voices=voices,
         rival=rival,
         official=official,
+        catalog=catalog,
         rule_of=rule_of,
         tied=tied,
         unverified=unverified,
