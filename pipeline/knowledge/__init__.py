@@ -1,7 +1,9 @@
 """Typed access to the tables of knowledge in `pipeline/knowledge/*.toml`.
 
 The tables are data so that a maintainer can teach the pipeline a new header, unit or GPU
-without touching logic; this module only loads and indexes them.
+without touching logic; this module only loads and indexes them: `load` reads each table by a
+reader of its own (`_attributes`, `_units`, `_headers`, `_gpus`, `_phrases`, `_cpus`,
+`_catalogs`, `_letters`, `_pattern_rule`) and checks the attributes they name.
 """
 
 from __future__ import annotations
@@ -396,169 +398,26 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 @functools.cache
 def load() -> Knowledge:
-    """Load every table once per process."""
-    attrs = {
-        name: Attribute(
-            name=name,
-            kind=a["kind"],
-            description=a["description"],
-            dimension=a.get("dimension"),
-            unit=a.get("unit"),
-            jedec=bool(a.get("jedec")),
-            min_per_vcpu=a.get("min_per_vcpu"),
-            allowed=tuple(a.get("allowed", ())),
-            derived_from=tuple(a.get("derived_from", ())),
-            check=a.get("check"),
-            max=a.get("max"),
-            total=a.get("total"),
-        )
-        for name, a in _table("attributes.toml")["attribute"].items()
-    }
-    units_doc = _table("units.toml")
-    units: dict[str, Unit] = {}
-    canonical: dict[str, str] = {}
-    for dim, spec in units_doc["dimension"].items():
-        canonical[dim] = spec["canonical"]
-        for symbol, u in spec["units"].items():
-            units[symbol] = Unit(symbol=symbol, dimension=dim, factor=float(u["factor"]), twin=u.get("twin"))
-    aliases: dict[str, str] = {}
-    for symbol, spellings in units_doc["alias"].items():
-        for s in spellings:
-            aliases[s] = symbol
-            if len(s) > 4:  # whole words (gigabit) are matched regardless of case
-                aliases[s.lower()] = symbol
-    count_words = {w: kind for kind, words in units_doc["count_words"].items() for w in words}
-    # Longest first, so the alternation prefers the longer spelling; then alphabetical, so the
-    # pattern is the same in every process (set order depends on the hash seed).
-    spellings = sorted(set(aliases) | set(count_words), key=lambda s: (-len(s), s))
-    unit_re = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(s) for s in spellings) + r")(?![A-Za-z])")
-
+    """Load every table once per process: each table by its reader below, the names of
+    attributes they use checked against attributes.toml (`_check_attributes`)."""
+    attrs = _attributes(_table("attributes.toml"))
+    units, canonical, aliases, count_words, unit_re = _units(_table("units.toml"))
     headers = _table("headers.toml")
-    columns = tuple(
-        ColumnRule(
-            pattern=_compile(c["match"]),
-            role=c.get("role", "value"),
-            attributes=tuple(c.get("attributes", ())),
-            parser=c.get("parser", "text"),
-            default=c.get("default"),
-        )
-        for c in headers["column"]
-    )
-    keys = tuple(
-        KeyRule(pattern=_compile(k["match"]), attributes=tuple(k["attributes"]), parser=k["parser"])
-        for k in headers["key"]
-    )
-    parts = tuple(
-        PartRule(
-            pattern=_compile(p["match"]),
-            units=dict(p["units"]),
-            qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
-            also={w: dict(u) for w, u in p.get("also", {}).items()},
-        )
-        for p in headers["part"]
-    )
-    gpus = tuple(
-        GpuModel(
-            name=name,
-            vendor=g["vendor"],
-            aliases=tuple(g["aliases"]),
-            memory_gib=tuple(float(m) for m in g["memory_gib"]),
-            gpus_per_board=int(g.get("gpus_per_board", 1)),
-            family=g.get("family"),
-        )
-        for name, g in _table("gpus.toml")["gpu"].items()
-    )
-    gpu_aliases = sorted({a for g in gpus for a in g.aliases}, key=lambda a: (-len(a), a))
-    gpu_re = re.compile(
-        r"(?<![A-Za-z0-9])(" + "|".join(re.escape(a) for a in gpu_aliases) + r")(?![A-Za-z0-9])", re.IGNORECASE
-    )
-    phrase_table = _table("phrases.toml")
-    links = tuple(
-        Link(name=k["name"], pattern=_compile(k["match"]), generation=k["generation"], flag=k.get("flag"))
-        for k in phrase_table.get("link", ())
-    )
-    link_in_text = "(?:" + "|".join(k["match"] for k in phrase_table.get("link", ())) + ")"
-    phrases = tuple(
-        Phrase(
-            attribute=p["attribute"],
-            value=_phrase_value(p.get("value")),
-            pattern=_compile(
-                p["pattern"]
-                .replace("{SIZE}", SIZE_IN_TEXT)
-                .replace("{NUM}", NUM_IN_TEXT)
-                .replace("{DATE}", DATE_IN_TEXT)
-                .replace("{LINK}", link_in_text)
-            ),
-            parser=p.get("parser") or ("number" if attrs[p["attribute"]].kind == "number" else "text"),
-            needs=tuple(str(w).lower() for w in p.get("needs", ())),
-        )
-        for p in phrase_table["phrase"]
-    )
-    cpu_vendors = tuple(
-        CpuVendor(name=name, words=tuple(v["words"]), architecture=v.get("architecture"))
-        for name, v in _table("cpus.toml")["vendor"].items()
-    )
-    cpu_words = sorted({w for v in cpu_vendors for w in v.words}, key=lambda w: (-len(w), w))
-    cpu_re = re.compile(
-        r"(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in cpu_words) + r")(?![A-Za-z0-9])", re.IGNORECASE
-    )
-    catalogs = _table("catalogs.toml")
-    catalog_formats = tuple(
-        CatalogFormat(
-            name=name,
-            kind=f["kind"],
-            description=f["description"],
-            required=tuple(f["required"]),
-            size=f["size"],
-            region=f.get("region"),
-            price=f.get("price"),
-            spot_price=f.get("spot_price"),
-            os=f.get("os"),
-        )
-        for name, f in catalogs["format"].items()
-    )
-    catalog_fields = {
-        name: CatalogField(
-            attribute=f["attribute"],
-            parser=f.get("parser", "number"),
-            unit=f.get("unit"),
-            note=f.get("note"),
-            values=dict(f.get("values", {})),
-        )
-        for name, f in catalogs["field"].items()
-    }
-    letters = tuple(
-        FeatureLetter(
-            letter=letter,
-            meaning=f["meaning"],
-            attribute=f.get("attribute"),
-            value=f.get("value"),
-            absent_denies=bool(f.get("absent_denies")),
-        )
-        for letter, f in _table("naming.toml")["letter"].items()
-    )
+    columns, keys, parts = _headers(headers)
+    gpus, gpu_re = _gpus(_table("gpus.toml"))
+    links, phrases = _phrases(_table("phrases.toml"), attrs)
+    cpu_vendors, cpu_re = _cpus(_table("cpus.toml"))
+    catalog_formats, catalog_fields = _catalogs(_table("catalogs.toml"))
+    letters = _letters(_table("naming.toml"))
+    pattern = _pattern_rule(_table("checks.toml")["pattern"])
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
     named += [f.attribute for f in letters if f.attribute]
-    checks = _table("checks.toml")["pattern"]
-    pattern = PatternRule(
-        frozenset(checks["attributes"]),
-        int(checks["min_sizes"]),
-        float(checks["same"]),
-        float(checks["follow"]),
-        float(checks["off"]),
-    )
     named += sorted(pattern.attributes)
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
     named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
     named += [k.flag for k in links if k.flag]
-    named += [a.total for a in attrs.values() if a.total]
-    unknown = sorted(set(named) - set(attrs))
-    if unknown:
-        raise ValueError(f"knowledge tables name attributes missing from attributes.toml: {unknown}")
-    uncounted = sorted(n for n, a in attrs.items() if a.total and n not in attrs[a.total].derived_from)
-    if uncounted:
-        raise ValueError(f"attributes whose total is not derived from them (derived_from): {uncounted}")
+    _check_attributes(attrs, named)
     return Knowledge(
         attributes=attrs,
         units=units,
@@ -582,6 +441,206 @@ def load() -> Knowledge:
         pattern=pattern,
         links=links,
     )
+
+
+def _attributes(table: dict[str, Any]) -> dict[str, Attribute]:
+    """attributes.toml: every attribute by its name."""
+    return {
+        name: Attribute(
+            name=name,
+            kind=a["kind"],
+            description=a["description"],
+            dimension=a.get("dimension"),
+            unit=a.get("unit"),
+            jedec=bool(a.get("jedec")),
+            min_per_vcpu=a.get("min_per_vcpu"),
+            allowed=tuple(a.get("allowed", ())),
+            derived_from=tuple(a.get("derived_from", ())),
+            check=a.get("check"),
+            max=a.get("max"),
+            total=a.get("total"),
+        )
+        for name, a in table["attribute"].items()
+    }
+
+
+def _units(
+    table: dict[str, Any],
+) -> tuple[dict[str, Unit], dict[str, str], dict[str, str], dict[str, str], re.Pattern[str]]:
+    """units.toml: the units by symbol, each dimension's canonical unit, the spellings of each
+    unit, the words that count items, and the pattern that finds any of those spellings."""
+    units: dict[str, Unit] = {}
+    canonical: dict[str, str] = {}
+    for dim, spec in table["dimension"].items():
+        canonical[dim] = spec["canonical"]
+        for symbol, u in spec["units"].items():
+            units[symbol] = Unit(symbol=symbol, dimension=dim, factor=float(u["factor"]), twin=u.get("twin"))
+    aliases: dict[str, str] = {}
+    for symbol, spellings in table["alias"].items():
+        for s in spellings:
+            aliases[s] = symbol
+            if len(s) > 4:  # whole words (gigabit) are matched regardless of case
+                aliases[s.lower()] = symbol
+    count_words = {w: kind for kind, words in table["count_words"].items() for w in words}
+    # Longest first, so the alternation prefers the longer spelling; then alphabetical, so the
+    # pattern is the same in every process (set order depends on the hash seed).
+    spellings = sorted(set(aliases) | set(count_words), key=lambda s: (-len(s), s))
+    unit_re = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(s) for s in spellings) + r")(?![A-Za-z])")
+    return units, canonical, aliases, count_words, unit_re
+
+
+def _headers(table: dict[str, Any]) -> tuple[tuple[ColumnRule, ...], tuple[KeyRule, ...], tuple[PartRule, ...]]:
+    """headers.toml: the rules for table columns, `key: value` keys and the parts of part tables."""
+    columns = tuple(
+        ColumnRule(
+            pattern=_compile(c["match"]),
+            role=c.get("role", "value"),
+            attributes=tuple(c.get("attributes", ())),
+            parser=c.get("parser", "text"),
+            default=c.get("default"),
+        )
+        for c in table["column"]
+    )
+    keys = tuple(
+        KeyRule(pattern=_compile(k["match"]), attributes=tuple(k["attributes"]), parser=k["parser"])
+        for k in table["key"]
+    )
+    parts = tuple(
+        PartRule(
+            pattern=_compile(p["match"]),
+            units=dict(p["units"]),
+            qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
+            also={w: dict(u) for w, u in p.get("also", {}).items()},
+        )
+        for p in table["part"]
+    )
+    return columns, keys, parts
+
+
+def _gpus(table: dict[str, Any]) -> tuple[tuple[GpuModel, ...], re.Pattern[str]]:
+    """gpus.toml: the GPU models, and the pattern that finds any of their names."""
+    gpus = tuple(
+        GpuModel(
+            name=name,
+            vendor=g["vendor"],
+            aliases=tuple(g["aliases"]),
+            memory_gib=tuple(float(m) for m in g["memory_gib"]),
+            gpus_per_board=int(g.get("gpus_per_board", 1)),
+            family=g.get("family"),
+        )
+        for name, g in table["gpu"].items()
+    )
+    gpu_aliases = sorted({a for g in gpus for a in g.aliases}, key=lambda a: (-len(a), a))
+    gpu_re = re.compile(
+        r"(?<![A-Za-z0-9])(" + "|".join(re.escape(a) for a in gpu_aliases) + r")(?![A-Za-z0-9])", re.IGNORECASE
+    )
+    return gpus, gpu_re
+
+
+def _phrases(table: dict[str, Any], attrs: Mapping[str, Attribute]) -> tuple[tuple[Link, ...], tuple[Phrase, ...]]:
+    """phrases.toml: the GPU links running text names, and the phrases, their patterns' `{SIZE}`,
+    `{NUM}`, `{DATE}` and `{LINK}` filled in; a phrase's parser is by its attribute's kind unless named."""
+    links = tuple(
+        Link(name=k["name"], pattern=_compile(k["match"]), generation=k["generation"], flag=k.get("flag"))
+        for k in table.get("link", ())
+    )
+    link_in_text = "(?:" + "|".join(k["match"] for k in table.get("link", ())) + ")"
+    phrases = tuple(
+        Phrase(
+            attribute=p["attribute"],
+            value=_phrase_value(p.get("value")),
+            pattern=_compile(
+                p["pattern"]
+                .replace("{SIZE}", SIZE_IN_TEXT)
+                .replace("{NUM}", NUM_IN_TEXT)
+                .replace("{DATE}", DATE_IN_TEXT)
+                .replace("{LINK}", link_in_text)
+            ),
+            parser=p.get("parser") or ("number" if attrs[p["attribute"]].kind == "number" else "text"),
+            needs=tuple(str(w).lower() for w in p.get("needs", ())),
+        )
+        for p in table["phrase"]
+    )
+    return links, phrases
+
+
+def _cpus(table: dict[str, Any]) -> tuple[tuple[CpuVendor, ...], re.Pattern[str]]:
+    """cpus.toml: the processor makers, and the pattern that finds any of their words."""
+    cpu_vendors = tuple(
+        CpuVendor(name=name, words=tuple(v["words"]), architecture=v.get("architecture"))
+        for name, v in table["vendor"].items()
+    )
+    cpu_words = sorted({w for v in cpu_vendors for w in v.words}, key=lambda w: (-len(w), w))
+    cpu_re = re.compile(
+        r"(?<![A-Za-z0-9])(" + "|".join(re.escape(w) for w in cpu_words) + r")(?![A-Za-z0-9])", re.IGNORECASE
+    )
+    return cpu_vendors, cpu_re
+
+
+def _catalogs(table: dict[str, Any]) -> tuple[tuple[CatalogFormat, ...], dict[str, CatalogField]]:
+    """catalogs.toml: the kinds of catalog file, and what each column or capability states."""
+    catalog_formats = tuple(
+        CatalogFormat(
+            name=name,
+            kind=f["kind"],
+            description=f["description"],
+            required=tuple(f["required"]),
+            size=f["size"],
+            region=f.get("region"),
+            price=f.get("price"),
+            spot_price=f.get("spot_price"),
+            os=f.get("os"),
+        )
+        for name, f in table["format"].items()
+    )
+    catalog_fields = {
+        name: CatalogField(
+            attribute=f["attribute"],
+            parser=f.get("parser", "number"),
+            unit=f.get("unit"),
+            note=f.get("note"),
+            values=dict(f.get("values", {})),
+        )
+        for name, f in table["field"].items()
+    }
+    return catalog_formats, catalog_fields
+
+
+def _letters(table: dict[str, Any]) -> tuple[FeatureLetter, ...]:
+    """naming.toml: the feature letters of size names."""
+    return tuple(
+        FeatureLetter(
+            letter=letter,
+            meaning=f["meaning"],
+            attribute=f.get("attribute"),
+            value=f.get("value"),
+            absent_denies=bool(f.get("absent_denies")),
+        )
+        for letter, f in table["letter"].items()
+    )
+
+
+def _pattern_rule(checks: dict[str, Any]) -> PatternRule:
+    """checks.toml `[pattern]`: the series pattern check's numbers."""
+    return PatternRule(
+        frozenset(checks["attributes"]),
+        int(checks["min_sizes"]),
+        float(checks["same"]),
+        float(checks["follow"]),
+        float(checks["off"]),
+    )
+
+
+def _check_attributes(attrs: Mapping[str, Attribute], named: list[str]) -> None:
+    """Every attribute the other tables name (`named`) and every attribute's total is in
+    attributes.toml, and every attribute with a total is one its total is derived from."""
+    named = [*named, *(a.total for a in attrs.values() if a.total)]
+    unknown = sorted(set(named) - set(attrs))
+    if unknown:
+        raise ValueError(f"knowledge tables name attributes missing from attributes.toml: {unknown}")
+    uncounted = sorted(n for n, a in attrs.items() if a.total and n not in attrs[a.total].derived_from)
+    if uncounted:
+        raise ValueError(f"attributes whose total is not derived from them (derived_from): {uncounted}")
 
 
 def _phrase_value(value: object) -> str | None:

@@ -494,35 +494,10 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
     know = w.know
     table_line = rows[0][0] - 2 if rows else 0
     if len(norm) >= 3 and know.part_table["part"].search(norm[0]) and know.part_table["quantity"].search(norm[1]):
-        for r, (line, cells) in enumerate(rows, start=1):
-            if not cells or not cells[0].text:
-                continue
-            for c in range(1, min(len(cells), len(labels))):
-                if cells[c].text:
-                    w.add(
-                        line,
-                        "part_table",
-                        cells[0].text,
-                        cells[c].text,
-                        cells[c].parts,
-                        table_index=index,
-                        row_index=r,
-                        column=labels[c],
-                    )
+        _part_rows(w, index, labels, rows)
         return
     if len(norm) == 2 and know.feature_table["key"].search(norm[0]) and know.feature_table["value"].search(norm[1]):
-        for r, (line, cells) in enumerate(rows, start=1):
-            if len(cells) >= 2 and cells[0].text and cells[1].text:
-                w.add(
-                    line,
-                    "feature_table",
-                    cells[0].text,
-                    cells[1].text,
-                    cells[1].parts,
-                    table_index=index,
-                    row_index=r,
-                    column=labels[1],
-                )
+        _feature_rows(w, index, labels, rows)
         return
     rules = [know.column_rule(n) for n in norm]
     subject_col = next((k for k, rule in enumerate(rules) if rule and rule.role == "subject"), None)
@@ -538,20 +513,7 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
         )
         return
     if any(rule and rule.role == "target" for rule in rules):
-        for r, (line, cells) in enumerate(rows, start=1):
-            if subject_col < len(cells) and cells[subject_col].text:
-                cell = cells[subject_col]
-                w.add(
-                    line,
-                    "mention",
-                    labels[subject_col],
-                    cell.text,
-                    cell.parts,
-                    subject=cell.text,
-                    table_index=index,
-                    row_index=r,
-                    column=header[subject_col].text,
-                )
+        _mention_rows(w, index, header[subject_col], labels[subject_col], subject_col, rows)
         return
     for k, rule in enumerate(rules):
         if rule is None and labels[k].strip():
@@ -565,6 +527,69 @@ def _table_rows(w: _Walker, header: list[Cell], rows: list[tuple[int, list[Cell]
                     "values are not read; add a synonym to headers.toml",
                 )
             )
+    _size_rows(w, index, header, labels, subject_col, rows)
+
+
+def _part_rows(w: _Walker, index: int, labels: list[str], rows: list[tuple[int, list[Cell]]]) -> None:
+    """A Part | Quantity | Specs table: each cell after the part's name, under its column."""
+    for r, (line, cells) in enumerate(rows, start=1):
+        if not cells or not cells[0].text:
+            continue
+        for c in range(1, min(len(cells), len(labels))):
+            if cells[c].text:
+                w.add(
+                    line,
+                    "part_table",
+                    cells[0].text,
+                    cells[c].text,
+                    cells[c].parts,
+                    table_index=index,
+                    row_index=r,
+                    column=labels[c],
+                )
+
+
+def _feature_rows(w: _Walker, index: int, labels: list[str], rows: list[tuple[int, list[Cell]]]) -> None:
+    """A two-column feature table: each row a key and its value."""
+    for r, (line, cells) in enumerate(rows, start=1):
+        if len(cells) >= 2 and cells[0].text and cells[1].text:
+            w.add(
+                line,
+                "feature_table",
+                cells[0].text,
+                cells[1].text,
+                cells[1].parts,
+                table_index=index,
+                row_index=r,
+                column=labels[1],
+            )
+
+
+def _mention_rows(
+    w: _Walker, index: int, head: Cell, label: str, subject_col: int, rows: list[tuple[int, list[Cell]]]
+) -> None:
+    """A table comparing sizes: only each row's own size name, as a `mention`."""
+    for r, (line, cells) in enumerate(rows, start=1):
+        if subject_col < len(cells) and cells[subject_col].text:
+            cell = cells[subject_col]
+            w.add(
+                line,
+                "mention",
+                label,
+                cell.text,
+                cell.parts,
+                subject=cell.text,
+                table_index=index,
+                row_index=r,
+                column=head.text,
+            )
+
+
+def _size_rows(
+    w: _Walker, index: int, header: list[Cell], labels: list[str], subject_col: int, rows: list[tuple[int, list[Cell]]]
+) -> None:
+    """A size table: each cell of a row about the size its subject column names, with the name as
+    the source line writes it; a size listed twice with other values is reported."""
     seen: dict[str, tuple[int, tuple[str, ...]]] = {}
     for r, (line, cells) in enumerate(rows, start=1):
         if subject_col >= len(cells) or not cells[subject_col].text:
