@@ -224,3 +224,30 @@ def test_writing_a_memo_changes_nothing_the_build_reads_and_says_what_failed(tmp
     assert blocked.cache.stats.write_errors == 0, "write() leaves the counting to its caller"
     blocked.save()
     assert blocked.cache.stats.write_errors == 1
+
+
+def test_a_build_in_a_process_of_another_hash_seed_reuses_what_the_last_one_kept(tmp_path: Path) -> None:
+    # Each build is a process of its own, and each process has its own string-hash seed: a memo
+    # key that pickled a set (the knowledge's pattern attributes did once) missed every time.
+    import os
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    sources = tmp_path / "sources"
+    shutil.copytree(root / "sources", sources)
+
+    def build(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-m", "pipeline", "build", "--sources", str(sources), "--out", str(tmp_path / "out")]
+        done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = build("1")
+    documents = int(first.split("documents: ")[1].split()[0])
+    page = sources / "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/ndv2-series.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    again = build("2")
+    assert f"parse cache: {documents - 1} unchanged document(s) reused, 1 parsed" in again
+    assert f"normalize: {documents - 1} of {documents} documents' claims reused" in again

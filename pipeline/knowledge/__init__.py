@@ -155,7 +155,9 @@ class FeatureLetter:
 class PatternRule:
     """The series pattern check's numbers (checks.toml, `pipeline.stages.patterns`)."""
 
-    attributes: frozenset[str]
+    attributes: tuple[str, ...]
+    """Sorted: the knowledge keys the memos (`runner.cache.digest`), and a set pickles in the
+    order of its process's string hashes."""
     min_sizes: int
     same: float
     follow: float
@@ -623,7 +625,7 @@ def _letters(table: dict[str, Any]) -> tuple[FeatureLetter, ...]:
 def _pattern_rule(checks: dict[str, Any]) -> PatternRule:
     """checks.toml `[pattern]`: the series pattern check's numbers."""
     return PatternRule(
-        frozenset(checks["attributes"]),
+        tuple(sorted(checks["attributes"])),
         int(checks["min_sizes"]),
         float(checks["same"]),
         float(checks["follow"]),
