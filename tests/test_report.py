@@ -342,7 +342,7 @@ def test_long_sections_show_the_first_items_and_name_the_table_with_the_rest(
 ) -> None:
     """A 3,000-document corpus made an 84 MB page; past the limit a section shows its first
     items and says where every row is, while the summary still counts them all."""
-    monkeypatch.setattr("pipeline.outputs.report.SECTION_LIMIT", 5)
+    monkeypatch.setattr("pipeline.outputs.report.rows.SECTION_LIMIT", 5)
     page = render_report(frames)
     sizes = list(frames["vm_sizes"]["size"])
     n_sizes, n_documents = len(sizes), len(frames["documents"])
@@ -362,7 +362,7 @@ def test_an_attribute_only_sizes_past_the_limit_have_is_not_called_empty(
     from pipeline.outputs.report import ROW_HEAD_ATTRIBUTES
     from pipeline.outputs.schema import VM_SIZE_ATTRIBUTES
 
-    monkeypatch.setattr("pipeline.outputs.report.SECTION_LIMIT", 5)
+    monkeypatch.setattr("pipeline.outputs.report.rows.SECTION_LIMIT", 5)
     sizes, facts = frames["vm_sizes"].copy(), frames["facts"]
     last = sizes["size"].iloc[-1]
     attr = next(
@@ -444,7 +444,7 @@ def test_the_page_reads_no_column_but_those_reads_names(
     from pipeline.outputs import report
 
     if limit is not None:
-        monkeypatch.setattr(report, "SECTION_LIMIT", limit)
+        monkeypatch.setattr(report.rows, "SECTION_LIMIT", limit)
     whole = render_report(frames)
     assert limit is not None or whole == page
     only = {n: df[[c for c in df.columns if c in report.READS.get(n, df.columns)]] for n, df in frames.items()}
@@ -462,7 +462,7 @@ def test_rows_the_page_does_not_show_are_held_in_part_and_the_page_is_the_same(
     still keeps its column from being called empty."""
     from pipeline.outputs import report
 
-    monkeypatch.setattr(report, "SECTION_LIMIT", limit)
+    monkeypatch.setattr(report.rows, "SECTION_LIMIT", limit)
     sizes = frames["vm_sizes"].copy()
     sizes.loc[: min(limit, len(sizes)) - 1, "max_data_disks"] = pd.NA  # a value only past the limit
     assert sizes["max_data_disks"].notna().any()
@@ -472,7 +472,7 @@ def test_rows_the_page_does_not_show_are_held_in_part_and_the_page_is_the_same(
     assert {k for r in held["vm_sizes"][limit:] for k in r} == set(report.SIZE_COUNTED)
     assert any(set(r) == set(report.CONFLICT_COUNTED) for r in held["conflicts"])
     page = render_report(given)
-    monkeypatch.setattr(report, "_COUNTED", {})
+    monkeypatch.setattr(report.rows, "_COUNTED", {})
     assert report._rows(given)["vm_sizes"][limit:][0].keys() == set(sizes.columns)
     assert render_report(given) == page
 
@@ -499,7 +499,7 @@ def test_the_facts_the_page_shows_are_picked_a_block_of_rows_at_a_time(monkeypat
     )
     pick = np.array([True, True, False, True, False, True])
     whole = report._dicts(df[pick], ("entity", "confidence"))
-    monkeypatch.setattr(report, "PICK_BLOCK", 3)
+    monkeypatch.setattr(report.rows, "PICK_BLOCK", 3)
     assert report._picked(df, pick, ("entity", "confidence")) == whole
     assert [row["entity"] for row in whole] == ["NC6", pd.NA, "NC6", "NC6"]
     assert [row["confidence"] for row in whole] == [0.9, 0.5, 0.7, 0.3]

@@ -15,15 +15,9 @@ page writes it), `marks` (a status's shape and word) and `assets` (the inline CS
 
 from __future__ import annotations
 
-import sys
-import types
-from typing import Any
-
-from pipeline.outputs.report import rows as _rows_module
 from pipeline.outputs.report.assets import CSP, CSS, SCRIPT
 from pipeline.outputs.report.marks import SEVERITIES, SEVERITY_MARK, STATUS_MARK, STATUSES, mark
 from pipeline.outputs.report.page import render_report, write_report
-from pipeline.outputs.report.rows import _COUNTED as _COUNTED
 from pipeline.outputs.report.rows import (
     CLAIM_COLUMNS,
     CONFLICT_COUNTED,
@@ -43,7 +37,8 @@ from pipeline.outputs.report.rows import _rows as _rows
 from pipeline.outputs.report.sizes import LABELS, RETIRED, ROW_HEAD_ATTRIBUTES, SIZE_GROUPS, family
 from pipeline.outputs.report.sizes import _value_cell as _value_cell
 
-# The surface; the private names imported as themselves are those the tests reach into.
+# The surface; the private names imported as themselves are those the tests reach into. A
+# test that tunes a setting (`SECTION_LIMIT`, `PICK_BLOCK`) sets it in `rows`, which reads it.
 __all__ = [
     "CLAIM_COLUMNS",
     "CONFLICT_COUNTED",
@@ -71,19 +66,3 @@ __all__ = [
     "render_report",
     "write_report",
 ]
-
-_TUNED = frozenset({"SECTION_LIMIT", "PICK_BLOCK", "_COUNTED"})
-"""Settings of `rows` that tests set on this package, as when the page was one module."""
-
-
-class _Package(types.ModuleType):
-    """This package, whose `_TUNED` settings, when set here, are set in `rows` too, where they
-    are read: a copy of them here alone would change nothing."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _TUNED:
-            setattr(_rows_module, name, value)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
