@@ -15,6 +15,7 @@ and the include's line 19 `| Remote Storage | 8 - 32 Disks  | 12,800 - 51,200 IO
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from pipeline import knowledge
 from pipeline.knowledge.registry import Source
 from pipeline.records import BuildResult, Claim
 from pipeline.runner import compute
+from pipeline.runner.cache import digest
 from pipeline.stages.patterns import series_patterns
 from tests.conftest import SOURCES
 
@@ -140,6 +142,23 @@ def test_two_equal_camps_flag_nothing_and_say_so() -> None:
     [note] = found.diagnostics
     assert (note.severity, note.code, note.document, note.line) == ("info", "series_pattern_split", "page.md", 10)
     assert note.message.startswith("the 4 sizes of NX that state uncached_disk_iops split into two camps of equal size")
+
+
+def test_the_values_off_patterns_are_data_a_memo_key_can_digest() -> None:
+    """A bucket's key digests the values off their series' patterns (`runner.parts._bucket_keys`):
+    as sets, 60 of them broke the digest's pickling (a KeyError, CPython's fast mode) and the
+    build kept no decision; their order may not depend on how they were found either."""
+    claims = []
+    for i in range(60):
+        rows = [(8, 8000), (16, 16000), (32, 32000), (64, 640000 + i)]
+        for vcpus, value in rows:
+            size = f"Standard_NX{vcpus}_v{i + 1}"
+            for c in _claim(size, value, vcpus):
+                claims.append(replace(c, value_text=f"NX{i}", value=f"NX{i}") if c.attribute == "series" else c)
+    found = series_patterns(claims, SOURCE, knowledge.load())
+    assert len(found.outliers) == 60
+    again = series_patterns(claims[::-1], SOURCE, knowledge.load())
+    assert digest(sorted(found.outliers.items())) == digest(sorted(again.outliers.items()))
 
 
 # ------------------------------------------------------------------------- the shipped sources

@@ -41,7 +41,9 @@ class Patterns:
     """claim_id -> `series_pattern: ...`."""
     of_entity: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     """Each size's (claim_id, failure): what deciding it reads of the others (a bucket's key)."""
-    outliers: Mapping[tuple[str, str], frozenset[float]] = field(default_factory=dict)
+    outliers: Mapping[tuple[str, str], tuple[float, ...]] = field(default_factory=dict)
+    """Sorted: a bucket's key pickles them (`runner.cache.digest`), and a set's order and
+    pickling in fast mode are no value's."""
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
@@ -104,7 +106,7 @@ def series_patterns(claims: Sequence[Claim], sources: Mapping[str, Source], know
     return Patterns(
         failed,
         {e: tuple(sorted(f)) for e, f in of_entity.items()},
-        {k: frozenset(v) for k, v in outliers.items()},
+        {k: tuple(sorted(v)) for k, v in outliers.items()},
         tuple(notes),
     )
 
