@@ -83,5 +83,5 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         return hash_file(path)
 
     monkeypatch.setattr(write, "file_sha256", counted)
-    monkeypatch.setattr(runner, "file_sha256", counted)
+    monkeypatch.setattr(runner.writing, "file_sha256", counted)
     return read

@@ -373,15 +373,14 @@ def test_kept_decisions_are_not_reused_once_the_rules_agreement_they_read_moved(
     assert _files(out) == _files(scratch)
 
 
-def test_two_cores_key_the_kept_buckets_beside_the_plan_and_keep_what_one_core_keeps(
+def test_two_cores_keep_the_buckets_one_core_keeps_and_write_the_same_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With decisions kept and a second core, the buckets' keys are made in a forked process
-    while the plan is made (`_early_keys`): the same keys, so the same buckets kept, and the
-    same files as a build in one process writes."""
+    """With decisions kept, a build on two cores (the entities decided in two parts) keeps the
+    buckets a build on one keeps, and writes the same files."""
     from tests.conftest import SOURCES
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     results: dict[int, BuildResult] = {}
     for workers in (1, 2):
         sources, out = tmp_path / f"w{workers}" / "sources", tmp_path / f"w{workers}" / "output"
@@ -394,7 +393,7 @@ def test_two_cores_key_the_kept_buckets_beside_the_plan_and_keep_what_one_core_k
     assert one is not None and two is not None
     reused, buckets = two.reused["reconcile"]
     assert one.reused["reconcile"] == (reused, buckets) and 0 < reused < buckets
-    assert "keys of the buckets" in {what for what, *_ in results[2].helpers} and results[1].helpers == ()
+    assert "claims table" in {what for what, *_ in results[2].helpers} and results[1].helpers == ()
     assert _files(tmp_path / "w1" / "output") == _files(tmp_path / "w2" / "output")
 
 
@@ -403,7 +402,7 @@ def test_kept_decisions_hold_while_the_rates_they_read_are_the_same() -> None:
     anywhere: the rates its confidences read are checked instead."""
     rule = ("name_convention", "vcpus")
     kept = runner.parts._Part(
-        Reconciled((), (), (), (), {}), runner.parts._Packed.of(pd.DataFrame()), [], [], {"NC6": ((rule, 4.5),)}
+        Reconciled((), (), (), (), {}), runner.frames._Packed.of(pd.DataFrame()), [], [], {"NC6": ((rule, 4.5),)}
     )
     assert runner.parts._still_holds(kept, {rule: 4.5})
     assert not runner.parts._still_holds(kept, {rule: 4.4})
@@ -443,9 +442,9 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order(encoded: bool, monkey
     first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
     second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
     if encoded:
-        monkeypatch.setattr(runner.parts, "ENCODED_AT_MOST", float("inf"))  # however few the rows
-        first = runner.parts._compact(first)
-        assert runner.parts._is_encoded(first["entity"].array) and runner.parts._is_encoded(first["attribute"].array)
+        monkeypatch.setattr(runner.frames, "ENCODED_AT_MOST", float("inf"))  # however few the rows
+        first = runner.frames._compact(first)
+        assert runner.frames._is_encoded(first["entity"].array) and runner.frames._is_encoded(first["attribute"].array)
     sizes = [
         runner.tables._sizes_frame([{"size": "Standard_NC6"}]),
         runner.tables._sizes_frame([{"size": "Standard_NV6"}]),
@@ -590,18 +589,19 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
     sources = SOURCES if not corpus_size else tmp_path / "corpus"
     if corpus_size:
         corpus.generate(corpus_size, sources, seed=11)
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     encoded: dict[int, list[bool]] = {1: [], 2: []}
     workers = 1
-    join = runner._in_order
+    join = runner.frames._in_order
 
     def joined(parts: list[Any], by: list[str]) -> Any:
         if by == ["entity", "attribute"]:  # the facts, of parts or of a part's buckets
             frames = [p for p in parts if isinstance(p, pd.DataFrame)]
-            encoded[workers].append(all(any(runner.parts._is_encoded(f[n].array) for n in f.columns) for f in frames))
+            encoded[workers].append(all(any(runner.frames._is_encoded(f[n].array) for n in f.columns) for f in frames))
         return join(parts, by)
 
-    monkeypatch.setattr(runner, "_in_order", joined)
+    monkeypatch.setattr(runner.parts, "_in_order", joined)
+    monkeypatch.setattr(runner.tables, "_in_order", joined)
     one, one_frames = runner.compute(sources, runner.Settings(workers=1))
     workers = 2
     two, two_frames = runner.compute(sources, runner.Settings(workers=2))
@@ -812,7 +812,7 @@ def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of
     """The build process never holds the claims table: a forked process makes it, adds the
     checks each claim fails once they are decided, checks its contract and writes it, in a first
     build and in one that keeps decisions. The files are those of a build in one process."""
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     settings = runner.Settings(workers=2)
     first = build(seeds, tmp_path / "output", settings=settings)
     assert "claims table" in {what for what, *_ in first.helpers}
@@ -862,7 +862,7 @@ def test_a_claims_table_breaking_its_contract_in_its_own_process_fails_the_build
     build as the other tables' violations do, and nothing is written."""
     from pipeline.outputs import contracts
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     monkeypatch.setitem(contracts.REQUIRED, "claims", (*contracts.REQUIRED["claims"], "unit"))
     contracts.schemas.cache_clear()  # made from REQUIRED once
     try:
@@ -890,8 +890,8 @@ def test_a_build_failing_before_the_claims_table_is_written_stops_its_process(
     def fails(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("calibration failed")
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
-    monkeypatch.setattr(runner, "_calibration_labels", fails)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.parts, "_calibration_labels", fails)
     with pytest.raises(RuntimeError, match="calibration failed"):
         build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
     assert multiprocessing.active_children() == []
@@ -908,7 +908,7 @@ def test_a_build_failing_after_the_claims_process_has_its_folder_leaves_nothing_
     import time
 
     written: list[bool] = []
-    real_write, real_rmtree = runner.write_table, shutil.rmtree
+    real_write, real_rmtree = runner.tables.write_table, shutil.rmtree
     alive: list[int] = []
 
     def slow_write(df: Any, columns: Any, name: str, folder: Path, **kwargs: Any) -> None:
@@ -929,9 +929,9 @@ def test_a_build_failing_after_the_claims_process_has_its_folder_leaves_nothing_
             alive.append(len(multiprocessing.active_children()))
         real_rmtree(path, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
-    monkeypatch.setattr(runner, "write_table", slow_write)
-    monkeypatch.setattr(runner, "_small_tables", fails)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.tables, "write_table", slow_write)
+    monkeypatch.setattr(runner.tables, "_small_tables", fails)
     monkeypatch.setattr(shutil, "rmtree", rmtree)
     with pytest.raises(RuntimeError, match="the small tables failed"):
         build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
@@ -945,13 +945,13 @@ def test_a_build_failing_after_the_claims_process_has_its_folder_leaves_nothing_
 def test_a_build_failing_before_its_plan_is_made_stops_the_claims_process_waiting_for_it(
     seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With decisions kept, the claims table's process waits for the plan (and the buckets'
-    keys) before it makes the table; a build failing before then raises its own error and
-    leaves no process waiting, and the output it would replace stays as it was."""
+    """The claims table's process is forked before the plan is made; a build failing in the
+    plan raises its own error and leaves no process behind, and the output it would replace
+    stays as it was."""
     import multiprocessing
 
     out = tmp_path / "output"
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     build(seeds, out, settings=runner.Settings(workers=2))
     before = _files(out)
     page = seeds / "seeds" / "seed-ndv2-series-2020.txt"
@@ -960,7 +960,7 @@ def test_a_build_failing_before_its_plan_is_made_stops_the_claims_process_waitin
     def fails(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the plan failed")
 
-    monkeypatch.setattr(runner, "plan", fails)
+    monkeypatch.setattr(runner.parts, "plan", fails)
     with pytest.raises(RuntimeError, match="the plan failed"):
         build(seeds, out, settings=runner.Settings(workers=2))
     assert multiprocessing.active_children() == []
@@ -975,15 +975,15 @@ def test_a_build_failing_while_the_tables_are_written_stops_the_claims_process_f
     stopped: none is left behind, and the output is not made."""
     import multiprocessing
 
-    real = runner.write_table
+    real = runner.writing.write_table
 
     def write_table(df: Any, columns: Any, name: str, folder: Path, **kwargs: Any) -> None:
         if name == "facts":
             raise OSError("disk full")
         real(df, columns, name, folder, **kwargs)
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
-    monkeypatch.setattr(runner, "write_table", write_table)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.writing, "write_table", write_table)
     with pytest.raises(OSError, match="disk full"):
         build(seeds, tmp_path / "output", settings=runner.Settings(workers=2))
     assert multiprocessing.active_children() == []
@@ -997,7 +997,7 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     the tables are written; the files are the same as a build in one process writes."""
     from tests.conftest import SOURCES
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     one = build(SOURCES, tmp_path / "one", settings=runner.Settings(workers=1, incremental=False))
     two = build(SOURCES, tmp_path / "two", settings=runner.Settings(workers=2, incremental=False))
     assert _files(tmp_path / "one") == _files(tmp_path / "two")
@@ -1086,7 +1086,7 @@ def test_a_memo_writer_killed_loses_the_cache_not_the_build(tmp_path: Path, monk
 
     sources = tmp_path / "sources"
     shutil.copytree(SOURCES, sources)
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     here = os.getpid()
     written = Memo.write
 
@@ -1137,7 +1137,7 @@ def test_where_no_process_can_be_forked_the_build_makes_the_claims_table_itself(
     here instead, the build does not wait for itself, and writes the same files."""
     from pipeline.runner import pool
 
-    monkeypatch.setattr(runner, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
     monkeypatch.setattr(pool.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     result = build(seeds, tmp_path / "output", settings=runner.Settings(workers=2, incremental=False))
     assert result.helpers == ()
@@ -1169,7 +1169,7 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
         )
 
     first, second = halves
-    whole = runner.parts._in_order([part(first, [0.1, 0.2]), part(second, [0.3, 0.4])], ["entity", "attribute"])
+    whole = runner.frames._in_order([part(first, [0.1, 0.2]), part(second, [0.3, 0.4])], ["entity", "attribute"])
     assert whole["entity"].tolist() == sorted([*first, *second]) == joined
     value = dict(zip([*first, *second], [0.1, 0.2, 0.3, 0.4], strict=True))
     assert whole["confidence"].tolist() == [value[e] for e in joined]
@@ -1214,22 +1214,22 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         "as_of": [dt.date(2020, 1, 2), None, dt.date(2019, 5, 6), dt.date(2021, 7, 8), dt.date(2018, 3, 4)],
     }
 
-    monkeypatch.setattr(runner.parts, "ENCODED_AT_MOST", float("inf"))
+    monkeypatch.setattr(runner.frames, "ENCODED_AT_MOST", float("inf"))
 
     def part(picked: list[int], form: str) -> Any:
         made = frame({name: [values[i] for i in picked] for name, values in rows.items()}, columns)
         ordered = made.sort_values(["entity", "attribute"], ignore_index=True)
         if form == "encoded":
-            ordered = runner.parts._compact(ordered)
-            assert [n for n in ordered.columns if runner.parts._is_encoded(ordered[n].array)] == [
+            ordered = runner.frames._compact(ordered)
+            assert [n for n in ordered.columns if runner.frames._is_encoded(ordered[n].array)] == [
                 "entity",
                 "attribute",
                 "value",
             ]
-        return runner.parts._Packed.of(ordered) if form == "packed" else ordered
+        return runner.frames._Packed.of(ordered) if form == "packed" else ordered
 
     whole = frame(rows, columns).sort_values(["entity", "attribute"], ignore_index=True)
-    joined = runner.parts._in_order(
+    joined = runner.frames._in_order(
         [part(p, form) for p, form in zip(picked, forms, strict=True)], ["entity", "attribute"]
     )
     pd.testing.assert_frame_equal(joined, whole)
@@ -1265,12 +1265,12 @@ def test_a_part_keeps_a_text_column_encoded_only_where_its_values_repeat(
         columns,
     )
     before = made.copy()
-    compact = runner.parts._compact(made)
-    assert runner.parts._is_encoded(compact["reason"].array) is encoded
-    assert not runner.parts._is_encoded(compact["entity"].array)  # every name distinct
+    compact = runner.frames._compact(made)
+    assert runner.frames._is_encoded(compact["reason"].array) is encoded
+    assert not runner.frames._is_encoded(compact["entity"].array)  # every name distinct
     assert str(compact["confidence"].dtype) == "Float64"
-    pd.testing.assert_frame_equal(runner.parts._decoded(compact), before)
-    pd.testing.assert_frame_equal(runner.parts._in_order([compact], ["entity"]), before)
+    pd.testing.assert_frame_equal(runner.frames._decoded(compact), before)
+    pd.testing.assert_frame_equal(runner.frames._in_order([compact], ["entity"]), before)
 
 
 _COUNTING_POOLS: list[Any] = []
@@ -1298,10 +1298,10 @@ def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column(enc
 
         parts = [part(0), part(1)]
         if encoded:
-            parts = [runner.parts._compact(p) for p in parts]
-            assert runner.parts._is_encoded(parts[0]["reason"].array)
+            parts = [runner.frames._compact(p) for p in parts]
+            assert runner.frames._is_encoded(parts[0]["reason"].array)
         text = 2 * rows * len(reason)  # the reasons of both parts
-        joined = runner.parts._in_order(parts, ["entity", "attribute"])
+        joined = runner.frames._in_order(parts, ["entity", "attribute"])
         assert joined["entity"].iloc[1] == "Standard_NC000001" and len(joined) == 2 * rows
         assert pool.max_memory() < 2.5 * text
     finally:
@@ -1315,7 +1315,7 @@ def test_each_table_is_synced_as_it_is_written_before_the_output_is_swapped_in(
     finds them there; every one of them is synced before the swap begins."""
     synced: list[str] = []
     swapped: list[int] = []
-    real_sync, real_swap = runner.sync_file, runner.swap_in
+    real_sync, real_swap = runner.writing.sync_file, runner.writing.swap_in
 
     def sync_file(path: Path) -> None:
         synced.append(path.name)
@@ -1325,8 +1325,8 @@ def test_each_table_is_synced_as_it_is_written_before_the_output_is_swapped_in(
         swapped.append(len(synced))
         real_swap(stage, out)
 
-    monkeypatch.setattr(runner, "sync_file", sync_file)
-    monkeypatch.setattr(runner, "swap_in", swap_in)
+    monkeypatch.setattr(runner.writing, "sync_file", sync_file)
+    monkeypatch.setattr(runner.writing, "swap_in", swap_in)
     out = tmp_path / "output"
     build(seeds, out, settings=runner.Settings(workers=1))
     # One core: every table is made and written by the build process, the claims' too.

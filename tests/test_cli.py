@@ -88,7 +88,7 @@ def test_timings_are_written_where_asked_and_not_into_the_output(tmp_path: Path)
         )
     assert (
         steps.index("normalize")
-        < steps.index("reconcile, with the facts and claims tables")
+        < steps.index("reconcile")
         < steps.index("tables")
         < steps.index("write tables")
     )

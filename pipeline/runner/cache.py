@@ -8,19 +8,23 @@ is an optimisation only; when its folder cannot be written the build goes on wit
 A `Memo` is one stage's results (a document's parse, its claims, an entity's decisions), each
 under a digest of everything it was computed from (for a parse, `documents.entry_key`), kept in
 a few large entries rather than one per result: a build reads it in a few reads, and an edit
-rewrites only the entries it touched.
+rewrites only the entries it touched. Every memo and the build key are of one version of the
+code (`code_fingerprint`): other code keeps other entries.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import pickle
 import struct
+import sys
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -239,3 +243,34 @@ class Memo:
                 payload = pickle.dumps((self.version, packed), protocol=pickle.HIGHEST_PROTOCOL)
                 failed += not self.cache._store(self._entry(shard), payload)
         return failed
+
+
+SHAPING_DISTRIBUTIONS = (
+    "markdown-it-py",
+    "markdown-it-pyrs",
+    "mdit-py-plugins",
+    "PyYAML",
+    "ftfy",
+    "pandas",
+    "pyarrow",
+    "pandera",
+)
+"""Libraries whose version can change what a build writes (a parse, a CSV's bytes)."""
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """SHA-256 of the pipeline's own code and knowledge tables, the Python version and the versions
+    of the libraries that shape the output: any change there invalidates the cache and the build key."""
+    digest = hashlib.sha256()
+    digest.update(sys.version.encode())
+    for name in SHAPING_DISTRIBUTIONS:
+        try:
+            digest.update(f"{name}=={metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} missing\n".encode())
+    root = Path(str(resources.files("pipeline")))
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -1,4 +1,5 @@
-"""Read and extract every document once: from the cache when unchanged, in parallel when it pays.
+"""The read -> extract step (`read`): every document read and extracted once, from the cache when
+unchanged, in parallel when it pays, and classified by the source registry.
 
 What `read` and `extract` make of a document depends only on its bytes, its path, the
 limits and the code and knowledge tables that read it. Includes are not inlined (the
@@ -9,29 +10,28 @@ would give.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import multiprocessing
 import os
 import pickle
-import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
-from importlib import metadata, resources
 from pathlib import Path
 
 from pipeline import knowledge
-from pipeline.records import Diagnostic, Document, Extraction, compact
-from pipeline.runner.cache import Cache, Memo
+from pipeline.knowledge.registry import Source, classify, load_registry
+from pipeline.records import Diagnostic, Document, Extraction, Metadata, compact
+from pipeline.runner.cache import Cache, Memo, code_fingerprint
 from pipeline.runner.pool import cores, ended_children, watched, worker_started
+from pipeline.runner.reuse import Store
+from pipeline.runner.settings import MIN_PARALLEL, Settings
 from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
-from pipeline.stages.normalize import Contribution, contribution
+from pipeline.stages.normalize import Contribution, contribution, source_family
 from pipeline.stages.read import Limits, listing, load_bytes, parse_bytes
-
-MIN_PARALLEL = 64
-"""Below this many documents to parse, starting worker processes costs more than it saves."""
+from pipeline.sync import LOCK_FILE, Locked, permalinks
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,37 +75,6 @@ def survey(root: Path, limits: Limits) -> tuple[list[Input], list[Diagnostic]]:
         rel, data, diags = load_bytes(path, root, limits, rel)
         inputs.append(Input(rel, data, tuple(diags)))
     return inputs, diagnostics
-
-
-SHAPING_DISTRIBUTIONS = (
-    "markdown-it-py",
-    "markdown-it-pyrs",
-    "mdit-py-plugins",
-    "PyYAML",
-    "ftfy",
-    "pandas",
-    "pyarrow",
-    "pandera",
-)
-"""Libraries whose version can change what a build writes (a parse, a CSV's bytes)."""
-
-
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """SHA-256 of the pipeline's own code and knowledge tables, the Python version and the versions
-    of the libraries that shape the output: any change there invalidates the cache and the build key."""
-    digest = hashlib.sha256()
-    digest.update(sys.version.encode())
-    for name in SHAPING_DISTRIBUTIONS:
-        try:
-            digest.update(f"{name}=={metadata.version(name)}\n".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{name} missing\n".encode())
-    root = Path(str(resources.files("pipeline")))
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def entry_key(item: Input, limits: Limits) -> str:
@@ -259,3 +228,177 @@ def _loaded(payload: object) -> object:
         return _unpacked(payload, whole=False)
     except Exception:  # checksummed with its shard, yet unloadable: damage, parsed again
         return None
+
+
+# ------------------------------------------------------------------------------ the step
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A document as the documents table lists it: what a build keeps of one once it is read,
+    its text let go (the table says how many lines it has)."""
+
+    path: str
+    sha256: str
+    encoding: str
+    metadata: Metadata
+    family: str
+    lines: int
+    subject: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Corpus:
+    """The documents read, as the steps after reading see them."""
+
+    listed: tuple[Listed, ...]
+    documents: tuple[Document, ...]
+    """The documents themselves, for a caller that keeps the records (`runner.compute`)."""
+    sources: Mapping[str, Source]
+    """Each document's source as the registry classifies it; once normalized, with the document
+    each copies (`runner.normalizing.normalize`)."""
+    upstream: Mapping[str, Locked]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Statements:
+    """What normalize reads of the documents, handed to it: the build lets it go once the
+    claims are made (it is most of a large build's memory by then)."""
+
+    extractions: list[Extraction]
+    contributions: dict[str, Contribution]
+    """Each document's part of normalize's shared context, made where it was parsed."""
+    cells: dict[str, bytes]
+    """Each document's table cells, as finding copies compares them."""
+    statements: dict[str, bytes]
+    """The statements of the documents whose extraction the parse memo gave without them."""
+    keys: dict[str, str]
+    """Each document's parse key (`entry_key`): the parse memo and the normalize memo both use it."""
+
+
+def read(
+    sources: Path,
+    settings: Settings,
+    store: Store,
+    inputs: list[Input] | None = None,
+    found: Sequence[Diagnostic] = (),
+    *,
+    records: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[Corpus, Statements]:
+    """read -> extract: every document under `sources` (its bytes `inputs` and what finding them
+    `found` wrong, when the caller surveyed them already: the list is emptied once they are
+    parsed), its parse from the store's memo when unchanged, each classified by the registry,
+    with the upstream lock's permalinks. Without `records`, the corpus lists the documents
+    (`Listed`) but does not keep them."""
+    diagnostics: list[Diagnostic] = []
+    if not sources.is_dir():
+        diagnostics.append(
+            Diagnostic(
+                "error", "sources-missing", str(sources), None, "sources folder does not exist or is not a folder"
+            )
+        )
+        inputs = []
+    elif inputs is None:
+        inputs, found = survey(sources, settings.limits)
+    diagnostics.extend(found)
+    documents: list[Document] = []
+    parsed = Statements([], {}, {}, {}, {})
+    if store.cache is not None:
+        parsed.keys.update((i.path, entry_key(i, settings.limits)) for i in inputs if i.data is not None)
+    # A memo is saved by a forked process in a build of enough documents (`Store.parallel`).
+    store.parallel = settings.splits(sum(i.data is not None for i in inputs))
+    for one in parse_all(inputs, settings.limits, store.cache, settings.workers, keep=store.keep, keys=parsed.keys):
+        diagnostics.extend(one.diagnostics)
+        if one.document is None:
+            continue
+        documents.append(one.document)
+        if one.extraction is not None:
+            parsed.extractions.append(one.extraction)
+            diagnostics.extend(one.extraction.diagnostics)
+            parsed.cells[one.path] = one.cells
+        if one.contribution is not None:
+            parsed.contributions[one.path] = one.contribution
+        if one.statements is not None:
+            parsed.statements[one.path] = one.statements
+        if progress and len(documents) % 100 == 0:
+            progress(f"read {len(documents)} documents")
+    inputs.clear()
+    diagnostics.extend(_include_diagnostics(parsed.extractions, {d.path for d in documents}))
+    entries, found = load_registry(sources) if sources.is_dir() else ([], [])
+    diagnostics.extend(found)
+    upstream, lock_problem = permalinks(sources) if sources.is_dir() else ({}, None)
+    if lock_problem:
+        diagnostics.append(Diagnostic("error", "upstream-lock-invalid", LOCK_FILE, None, lock_problem))
+    classified: dict[str, Source] = {}
+    for d in documents:
+        classified[d.path], problem = classify(d, entries)
+        if problem:
+            diagnostics.append(problem)
+    subjects = {ex.document.path: ex.subject for ex in parsed.extractions}
+    listed = tuple(
+        Listed(
+            d.path,
+            d.sha256,
+            d.encoding,
+            d.metadata,
+            source_family(d).name,
+            d.text.count("\n") + 1,
+            subjects.get(d.path),
+        )
+        for d in documents
+    )
+    corpus = Corpus(listed, tuple(documents) if records else (), classified, upstream, tuple(diagnostics))
+    return corpus, parsed
+
+
+def _include_diagnostics(extractions: Sequence[Extraction], paths: set[str]) -> list[Diagnostic]:
+    """Includes whose target is missing, and includes that close a cycle (a -> b -> a).
+
+    Includes are never inlined (each file is read once, as itself), so a cycle cannot hang
+    a build; it is still reported because the pages are wrong."""
+    out = []
+    graph: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for ex in extractions:
+        for inc in ex.includes:
+            if inc.resolved is None:
+                continue
+            if inc.resolved not in paths:
+                out.append(
+                    Diagnostic(
+                        "warning",
+                        "include-missing",
+                        inc.document,
+                        inc.line,
+                        f"[!INCLUDE] target {inc.target!r} is not in the sources folder",
+                    )
+                )
+            else:
+                graph[inc.document].append((inc.resolved, inc.line))
+    state: dict[str, int] = {}
+    for root in sorted(graph):
+        if state.get(root):
+            continue
+        stack: list[tuple[str, int]] = [(root, 0)]
+        path: list[str] = []
+        while stack:
+            node, i = stack.pop()
+            if i == 0:
+                state[node] = 1
+                path.append(node)
+            edges = sorted(graph.get(node, ()))
+            if i < len(edges):
+                stack.append((node, i + 1))
+                target, line = edges[i]
+                if state.get(target) == 1:
+                    cycle = [*path[path.index(target) :], target]
+                    out.append(
+                        Diagnostic("warning", "include-cycle", node, line, "[!INCLUDE] cycle: " + " -> ".join(cycle))
+                    )
+                elif not state.get(target):
+                    stack.append((target, 0))
+            else:
+                state[node] = 2
+                path.pop()
+    return out

@@ -1,65 +1,85 @@
-"""Reconcile in parts: the entities decided a few buckets at a time, in two processes, the
-facts of each part joined in order, and the decisions of each bucket kept for the next build
-(the reconcile memo) and taken from it."""
+"""The reconcile step (`reconcile`): the entities decided a few buckets at a time, in two processes,
+the facts of each part joined in order, and the decisions of each bucket kept for the next build
+(the reconcile memo, keyed by all a bucket reads: `_bucket_keys`) and taken from it."""
 
 from __future__ import annotations
 
-import pickle
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
 from typing import Any
 
+from pipeline import knowledge
 from pipeline.knowledge.registry import Source
 from pipeline.records import Claim, Mention
-from pipeline.runner.cache import digest
-from pipeline.runner.documents import code_fingerprint
-from pipeline.runner.pool import give_back
+from pipeline.runner.cache import Memo, code_fingerprint, digest
+from pipeline.runner.documents import Corpus
+from pipeline.runner.frames import _compact, _decoded, _in_order, _one_array, _Packed
+from pipeline.runner.naming import Named
+from pipeline.runner.normalizing import Normal
+from pipeline.runner.pool import beside
+from pipeline.runner.reuse import Store
+from pipeline.runner.settings import Settings
+from pipeline.runner.tables import (
+    Decisions,
+    _checks_column,
+    _claims_frame,
+    _ClaimsApart,
+    _documents_frame,
+    _facts_frame,
+    _Named,
+    _sizes_frame,
+    _vm_size_rows,
+)
+from pipeline.stages.calibrate import Label
+from pipeline.stages.calibrate import labels as calibrate_labels
+from pipeline.stages.errata import read_by_errata
 from pipeline.stages.reconcile import (
     Conflict,
     Fact,
     Failure,
-    NameRules,
     Plan,
     Reconciled,
-    Shape,
-    Siblings,
     buckets,
+    decide,
+    divide,
+    finish,
+    forget,
     last_checks,
+    let_go,
+    merge,
+    plan,
+    rates_read,
     reads,
-    shape,
 )
+from pipeline.stages.reconcile import reconcile as whole_reconcile
 
+DECIDE_SHARE = 0.53
+"""The share of the entities' work (`divide`) the build process keeps when a forked one decides
+the rest: the forked one also pickles its facts and sizes for the trip back. At 10,000
+documents, with halves the build waited 1.57-1.75 s for the other's answer (three cold builds),
+with 0.53 0.36-0.40 s, which is the answer's trip; reconcile took 12.63 s, now 12.02 s (means of
+three)."""
+CLAIMS_TABLE_WORK = 0.08
+"""What making the claims table costs, as a share of deciding every entity (their claims and
+inherited votes, `divide`): a build that keeps its records makes it while a forked process
+decides the other part, so its own part is smaller by it: 49% of the deciding (`DECIDE_SHARE` of
+it and the table). A build that keeps none has it made by a process of its own (`_ClaimsApart`)."""
 RECONCILE_BUCKETS = 32
 """Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
 BUCKETS_AT_ONCE = 4
-"""Buckets a process decides and finishes at a time (the `part` inside `runner._compute`),
+"""Buckets a process decides and finishes at a time (`_decide_part`),
 letting go of their votes and facts before the next: at 10,000 documents the process deciding
-half of the entities (before `runner.DECIDE_SHARE`) peaked at 1,070 MiB where it took 1,237 MiB
+half of the entities (before `DECIDE_SHARE`) peaked at 1,070 MiB where it took 1,237 MiB
 deciding them at once, for about 0.4 s more of reconcile (one bucket at a time: 1,048 MiB, 1.2 s
 more)."""
 
 
-def _early_keys(
-    claims: Sequence[Claim],
-    sources: Mapping[str, Source],
-    names: NameRules,
-    siblings: Siblings,
-    unverified: Mapping[str, str],
-    stale_after_days: int,
-    stated: Mapping[str, Mapping[str, str]],
-    moved: Sequence[tuple[str, str, str]],
-    prices: Sequence[Mapping[str, Any]],
-    mentions: Sequence[Mention] = (),
-) -> dict[int, str]:
-    """`_bucket_keys` before the plan is made, from its shape, which is all they read of it."""
-    shaped = shape(claims, sources, names, siblings, stale_after_days=stale_after_days, unverified=unverified)
-    return _bucket_keys(shaped, buckets(shaped, RECONCILE_BUCKETS), stated, moved, sources, prices, mentions)
-
-
 def _bucket_keys(
-    p: Plan | Shape,
+    p: Plan,
     bucket_of: Mapping[str, int],
     stated: Mapping[str, Mapping[str, str]],
     moved: Sequence[tuple[str, str, str]],
@@ -192,37 +212,6 @@ def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class _Packed:
-    """A DataFrame's columns, each pickled and compressed (zstd): a kept bucket's facts take a
-    tenth of the room on disk and in the process that saves them, and a build that joins the
-    kept buckets' facts unpacks one column of them at a time (`_in_order`), not every bucket's
-    whole table at once."""
-
-    columns: tuple[str, ...]
-    data: tuple[bytes, ...]
-    sizes: tuple[int, ...]
-
-    @classmethod
-    def of(cls, frame: Any) -> _Packed:
-        import pyarrow as pa
-
-        raws = [pickle.dumps(frame[name], protocol=pickle.HIGHEST_PROTOCOL) for name in frame.columns]
-        data = tuple(pa.compress(raw, codec="zstd", asbytes=True) for raw in raws)
-        return cls(tuple(frame.columns), data, tuple(len(raw) for raw in raws))
-
-    def column(self, name: str) -> Any:
-        import pyarrow as pa
-
-        i = self.columns.index(name)
-        return pickle.loads(pa.decompress(self.data[i], decompressed_size=self.sizes[i], codec="zstd", asbytes=True))
-
-    def frame(self) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame({name: self.column(name) for name in self.columns}, columns=list(self.columns), copy=False)
-
-
-@dataclass(frozen=True, slots=True)
 class _Part:
     """What a part of the entities (`divide`) gives the tables, made where it was decided."""
 
@@ -235,7 +224,7 @@ class _Part:
     """Its rows of vm_sizes, as a DataFrame in size order: as Python dicts, the rows of both
     parts were held at once in the build process (20 MB more at 10,000 documents)."""
     members: list[tuple[str, str]]
-    """(size, series) for each size whose series is known (`runner._not_built`)."""
+    """(size, series) for each size whose series is known (`tables._not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
     """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
     failures: Sequence[Failure] = ()
@@ -257,127 +246,192 @@ def _series_members(facts: Iterable[Fact]) -> list[tuple[str, str]]:
     ]
 
 
-def _in_order(parts: list[Any], by: list[str]) -> Any:
-    """The rows of frames with the same columns as one frame sorted by the `by` columns (text,
-    compared as Python compares it); each part is already in that order. Made a column at a
-    time, each part's column let go once it is in the whole: the parts are not copied at once.
-    The list should be all that holds its frames: each is replaced there by its columns, which
-    are let go as they are joined. A part may be a kept bucket's `_Packed` frame, whose columns
-    are unpacked one at a time. A text column a part holds encoded (`_compact`) is plain in
-    the whole."""
-    import pandas as pd
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def column(part: Any, name: str) -> Any:
-        # A part at a time: joining the parts' encoded chunks first would unify their
-        # dictionaries, a hash of every value (in a trial with two parts of 320,000 reasons,
-        # 200,000 of them distinct: 115 MiB more).
-        return _decoded(part.column(name) if isinstance(part, _Packed) else part[name]).array
-
-    if len(parts) == 1:
-        return _decoded(parts[0].frame() if isinstance(parts[0], _Packed) else parts[0])
-    columns = list(parts[0].columns)
-    # Each frame's columns by name, in its place in the list: a column is let go once it is in
-    # the whole. Deleting the frames' columns one at a time cost pandas more than joining them
-    # (at 10,000 documents, one change: 28 parts of vm_sizes' 52 columns, a third of the time).
-    # The sort keys are decoded here, once: they are read for the order and joined after.
-    for i, part in enumerate(parts):
-        if not isinstance(part, _Packed):
-            parts[i] = {name: _decoded(part[name]) if name in by else part[name] for name in part.columns}
-        del part  # nor does the loop hold the last frame
-    keys = pa.table({name: pa.chunked_array([pa.array(column(part, name)) for part in parts]) for name in by})
-    order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
-    del keys
-    # Parts that follow each other (the two parts of a divided reconcile) are joined as they are.
-    ordered = bool((order[1:] > order[:-1]).all())
-    whole: dict[str, Any] = {}
-    for name in columns:
-        # Joined and put in order as arrays, not as Series: pandas' concat and take of a
-        # Series make and check an index for each column (at 10,000 documents, the facts of
-        # 32 buckets: 0.95-1.09 -> 0.70-0.87 s).
-        arrays = [column(part, name) for part in parts]
-        for part in parts:
-            if isinstance(part, dict):
-                del part[name]
-        joined = type(arrays[0])._concat_same_type(arrays)  # pandas' extension array interface
-        del arrays
-        if isinstance(joined, pd.arrays.ArrowStringArray):
-            # One chunk before the rows are put in order: Arrow takes from a column of many
-            # chunks by joining them first, a copy beside the parts' own. The parts' chunks
-            # go here, before the take: not three copies of the column at once, but two.
-            joined = _one_array(joined)
-        # The parts' columns were unpickled into the C heap, the whole is made in Arrow's pool:
-        # what the parts free is handed back as it goes, or the two would add up (10,000
-        # documents, one change: the build's peak 1,532 -> 1,407 MiB).
-        give_back()
-        if isinstance(joined, pa.Array):
-            joined = pd.arrays.ArrowStringArray(joined if ordered else joined.take(order))
-        elif not ordered:
-            joined = joined.take(order)
-        whole[name] = pd.Series(joined, name=name, copy=False)
-        del joined
-    # Not copied again: a frame made from a dict copies its columns unless told not to (the
-    # masked numbers of facts, 41 MiB at 10,000 documents).
-    return pd.DataFrame(whole, columns=columns, copy=False)
+# ------------------------------------------------------------------------------ the step
 
 
-def _compact(frame: Any) -> Any:
-    """`frame`, each text column whose values repeat (its dictionary encoding at most
-    `ENCODED_AT_MOST` of its size) dictionary-encoded in place. The facts of each of two parts
-    wait, encoded, until they are joined (`_in_order`), the other part's having come through
-    the pipe: at 10,000 documents the facts' text is 178 MB plain and 67 MB encoded (the
-    reasons 69 MB and 25 MB), and the other part's plain table, arriving, made the build's peak."""
-    import pandas as pd
-    import pyarrow.compute as pc
+def reconcile(
+    named: Named,
+    normal: Normal,
+    corpus: Corpus,
+    settings: Settings,
+    store: Store,
+    *,
+    records: bool = True,
+    stage: Path | None = None,
+) -> Decisions:
+    """reconcile: one fact per entity and attribute, decided a few buckets of entities at a time
+    (`_decide_part`), part of them in a second process (`divide`); a bucket whose inputs did not
+    change since the last build is taken from the store's memo. Where the records are not kept
+    and the build has a folder to write to, the claims table is made, checked and written by a
+    process of its own (`tables._ClaimsApart`)."""
+    claims, sources = named.claims, corpus.sources
+    split = settings.splits(len(corpus.listed))
+    per_document = Counter(c.document for c in claims)
+    documents_table = _documents_frame(corpus.listed, per_document, sources, corpus.upstream)
+    decisions = None if records else store.memo("reconcile")
+    # Forked before the plan is made here: making the table fills what making the plan leaves of
+    # the second core.
+    apart = _ClaimsApart.fork(claims, documents_table, store) if split and stage and not records else None
+    planned = plan(
+        named.resolved,
+        sources,
+        knowledge.load(),
+        settings.stale_after_days,
+        unverified=named.unverified,
+        names=named.names,
+        siblings=named.siblings,
+    )
+    bucket_of = buckets(planned, RECONCILE_BUCKETS)
+    moved = sorted((a.name, a.size, a.why) for a in named.aliases)
+    key_all = partial(_bucket_keys, planned, bucket_of, normal.stated, moved, sources, normal.prices, named.mentions)
+    kept: dict[int, _Part] = {}
+    keys: dict[int, str] = {}
+    if decisions is not None and decisions.stored():  # with nothing kept, keyed where the memo is saved
+        keys = key_all()
+        hits = {b: hit for b, key in keys.items() if isinstance(hit := decisions.get(key), _Part)}
+        kept = {b: hit for b, hit in hits.items() if _still_holds(hit, planned.rules)}
+        # A bucket whose rates moved is decided again: a miss, though its key matched.
+        decisions.hits -= len(hits) - len(kept)
+        decisions.misses += len(hits) - len(kept)
+    todo = frozenset(e for e, b in bucket_of.items() if b not in kept) if kept else None
+    rows = _Rows(_Named.of(claims, normal.prices, named.mentions), sources, decisions is not None, records)
+    claims_table: Any = apart
+    # The entities are decided in two parts, the second on the second core, each with the
+    # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
+    # decided them and only their table travels. That table waits in the pipe until this
+    # process has decided its part and let go of the plan: read as it came, it was held beside
+    # the votes of this part.
+    if split and (todo is None or len(todo) * 8 >= len(planned.kinds)):
+        shares = (DECIDE_SHARE, 1 - DECIDE_SHARE)
+        mine, theirs = divide(planned, shares, todo, besides=0.0 if apart else CLAIMS_TABLE_WORK)
+        other_part = partial(_decide_part, planned, bucket_of, rows, theirs, True)
+        with beside(other_part, parallel=True, what="deciding the other part of the entities") as other:
+            ours = _decide_part(planned, bucket_of, rows, mine, True)
+            claims_table = apart or _claims_frame(claims)
+            let_go(planned)  # before the other part's answer is read
+        parts = [ours, other.result()]
+        del ours, other
+    else:  # a small build, or a few buckets to decide again
+        parts = [_decide_part(planned, bucket_of, rows, todo)] if todo is None or todo else []
+        let_go(planned)
+        claims_table = apart or _claims_frame(claims)
+    if decisions is not None:
+        _keep_decisions(store, decisions, parts, bucket_of, todo, keys, key_all)
+        parts.extend(kept.values())  # their facts still packed, unpacked a column at a time
+    rec = merge(planned, [x.rec for x in parts])
+    if apart is not None:
+        assert stage is not None, "a claims table is made apart only where it has a folder to go to"
+        previous = store.output.previous if store.output else None
+        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims}, stage, previous)
+    else:
+        claims_table["checks_failed"] = _checks_column(claims, rec.checks)
+    before = (*corpus.diagnostics, *named.diagnostics)
+    return Decisions(
+        rec=rec,
+        facts=[x.facts for x in parts],
+        sizes=_in_order([x.sizes for x in parts], ["size"]) if parts else _sizes_frame([]),
+        members=sorted(m for x in parts for m in x.members),
+        claims_table=claims_table,
+        documents_table=documents_table,
+        labels=tuple(_calibration_labels(named.resolved, rec, sources, settings.stale_after_days)),
+        errata_reads=read_by_errata(claims, rec.conflicts, rec.checks, before),
+        per_document=per_document,
+        claims=claims if records else (),
+        aliases=named.aliases,
+        unverified=named.unverified,
+        mentions=named.mentions,
+        prices=normal.prices,
+        diagnostics=named.diagnostics,
+    )
 
-    if frame.empty:
-        return frame
-    for name in frame.columns:
-        if isinstance(array := frame[name].array, pd.arrays.ArrowStringArray):
-            plain = _one_array(array)
-            coded = pc.dictionary_encode(plain)
-            if coded.nbytes <= ENCODED_AT_MOST * plain.nbytes:
-                frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(coded), index=frame.index, copy=False)
-    return frame
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """How a part's rows are made: each size's row reads `named`; `kept` says whether each
+    bucket's decisions are kept (the rates and checks they read are then gathered); `records`
+    whether the facts' records are kept beside their table."""
+
+    named: _Named
+    sources: Mapping[str, Source]
+    kept: bool
+    records: bool
 
 
-ENCODED_AT_MOST = 0.5
-"""The share of its plain size that a text column's dictionary encoding may take for
-`_compact` to keep it encoded: a column of mostly distinct values (claim ids) stays plain."""
+def _decide_part(
+    p: Plan, bucket_of: Mapping[str, int], rows: _Rows, entities: frozenset[str] | None, divided: bool = False
+) -> _Part:
+    """The entities decided and finished a few buckets at a time (`_chunks`), their votes and
+    facts let go once their rows are made: the objects of a few buckets are held at once, not
+    those of all. Each of two `divided` parts holds its facts' text encoded (`_compact`) until
+    the two are joined."""
+    recs: list[Reconciled] = []
+    frames: list[Any] = []
+    sizes: list[Any] = []
+    members: list[tuple[str, str]] = []
+    rates: dict[str, tuple[tuple[tuple[str, str], float], ...]] = {}
+    failures: list[Failure] = []
+    for chunk in _chunks(bucket_of, entities):
+        decided = decide(p, chunk)
+        rec = finish(p, decided, chunk)
+        forget(p, decided, chunk)
+        recs.append(rec if rows.records else replace(rec, facts=()))
+        frames.append(_facts_frame(rec.facts))
+        sizes.append(_sizes_frame(_vm_size_rows(rec, rows.named, rows.sources)))
+        members += _series_members(rec.facts)
+        if rows.kept:
+            rates.update(rates_read(p, rec.facts))
+            failures += decided.failures
+        del decided, rec
+    facts = _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(())
+    return _Part(
+        replace(merge(p, recs), name_claims=()),
+        _compact(facts) if divided else facts,
+        _in_order(sizes, ["size"]) if sizes else _sizes_frame([]),
+        members,
+        rates,
+        failures,
+    )
 
 
-def _is_encoded(array: Any) -> bool:
-    """Whether a pandas array is a text column `_compact` encoded (Arrow's dictionary type)."""
-    import pandas as pd
-    import pyarrow as pa
+def _keep_decisions(
+    store: Store,
+    memo: Memo,
+    parts: list[_Part],
+    bucket_of: Mapping[str, int],
+    todo: frozenset[str] | None,
+    keys: dict[int, str],
+    key_all: Callable[[], dict[int, str]],
+) -> None:
+    """Each bucket decided here kept in `memo` for the next build, under its key: the parts are
+    regrouped by bucket, and the keys made (when the memo gave none), where the memo is saved."""
+    decided = set(bucket_of.values()) if todo is None else {bucket_of[e] for e in todo}
+    # What the memo's process reads, let go here once it has its copy: the plan and the parts
+    # are large.
+    held = [(list(parts), keys, key_all)]
 
-    return isinstance(array.dtype, pd.ArrowDtype) and pa.types.is_dictionary(array.dtype.pyarrow_dtype)
+    def fill() -> None:
+        fresh, made, make = held.pop()
+        made = made or make()
+        for b, piece in _by_bucket(fresh, bucket_of, decided):
+            memo.put(made[b], piece)
+
+    store.keep(memo, fill)
+    held.clear()
 
 
-def _decoded(data: Any) -> Any:
-    """A frame or Series with every encoded text column (`_compact`) plain again."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if isinstance(data, pd.Series):
-        if not _is_encoded(data.array):
-            return data
-        plain = pa.array(data.array).cast(pa.large_string())  # chunk by chunk, if several
-        return pd.Series(pd.arrays.ArrowStringArray(plain), index=data.index, name=data.name, copy=False)
-    if not any(_is_encoded(data[name].array) for name in data.columns):
-        return data
-    return pd.DataFrame({name: _decoded(data[name]) for name in data.columns}, columns=list(data.columns), copy=False)
-
-
-def _one_array(text: Any) -> Any:
-    """The Arrow array of a text column's pandas array: its chunks joined if it has several,
-    as it is if it has one (pandas gives a one-chunk array without a copy; joining one chunk
-    would copy it). A column joined from parts is a chunk per part, which writing joins
-    (`write._arrow_table`: a table's bytes must not depend on how it was put together) while
-    every table is held; joined where the parts are, before the other tables are made, the copy
-    of the longest (facts.reason, 70 MB at 10,000 documents) costs that much less at the peak."""
-    import pyarrow as pa
-
-    array = pa.array(text)
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+def _calibration_labels(
+    claims: Sequence[Claim], rec: Reconciled, sources: Mapping[str, Source], stale_after_days: int
+) -> list[Label]:
+    """The docs-against-API labels: the documents' claims reconciled without the API catalogs,
+    set against the newest snapshot's values that pass the physical checks of the whole build."""
+    catalog = [c for c in claims if sources[c.document].kind == "api_catalog"]
+    if not catalog:
+        return []
+    docs = whole_reconcile(
+        [c for c in claims if sources[c.document].kind != "api_catalog"], sources, knowledge.load(), stale_after_days
+    )
+    official = {c.entity for c in claims if sources[c.document].kind == "official_spec"}
+    snapshot = {d: s.snapshot or 0 for d, s in sources.items() if s.kind == "api_catalog"}
+    failing = {claim for claim, failed in rec.checks.items() if failed}
+    sizes = [f for f in docs.facts if f.entity_kind == "size"]
+    return calibrate_labels(sizes, catalog, snapshot, official, failing)

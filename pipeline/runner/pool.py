@@ -3,7 +3,8 @@
 The parse stage has its pool of workers; the later stages have one large in-memory state
 (claims, facts, tables) that a worker would need whole. A fork shares that state without
 copying or pickling it, so splitting such a stage in two halves, or running the report beside
-the writing of the tables, pays even where a pool of workers would not.
+the writing of the tables, pays even where a pool of workers would not. Here too what a build's
+processes are measured by: the CPU time, the peak memory, and the `Clock` of a build's steps.
 """
 
 from __future__ import annotations
@@ -381,3 +382,29 @@ def _die_with_parent(parent: int) -> None:
         pass
     if os.getppid() != parent:
         os._exit(1)
+
+
+class Clock:
+    """Seconds between the steps of one build, the CPU time they took and the build process's
+    peak memory when each ended: each `lap` ends the step it names."""
+
+    def __init__(self) -> None:
+        self.started = self._last = time.perf_counter()
+        self._used = (cpu_seconds(), ended_children())
+        self.laps: tuple[tuple[str, float], ...] = ()
+        self.peaks: tuple[tuple[str, int], ...] = ()
+        self.cpu: tuple[tuple[str, float, float], ...] = ()
+        """For each step, the CPU seconds of the build process and of its processes waited for
+        in it (`BuildResult.cpu`)."""
+
+    def lap(self, step: str) -> None:
+        now = time.perf_counter()
+        self.laps += ((step, round(now - self._last, 4)),)
+        used = (cpu_seconds(), ended_children())
+        self.cpu += ((step, round(used[0] - self._used[0], 4), round(used[1] - self._used[1], 4)),)
+        self._used = used
+        # Linux keeps a process's memory counts per CPU and sums them now and then: a reading of
+        # the peak so far can come out a few hundred kB below the one before it.
+        before = self.peaks[-1][1] if self.peaks else 0
+        self.peaks += ((step, max(peak_rss(), before)),)
+        self._last = now

@@ -1,23 +1,34 @@
-"""The rows of the tables (`pipeline.outputs.schema`) made from the stages' records."""
+"""The tables step (`tables`): the rows of each table (`pipeline.outputs.schema`) made from the
+steps' records; the claims table made, checked and written by a process of its own in a large
+build (`_ClaimsApart`)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import os
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
+from functools import partial
+from multiprocessing.connection import Connection
 from operator import attrgetter, itemgetter
+from pathlib import Path
 from typing import Any
 
-from pipeline.knowledge.names import parse_size
+from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.outputs import schema
-from pipeline.outputs.write import by_column, frame
-from pipeline.records import Claim, Diagnostic, Document, Mention, Price
+from pipeline.outputs.write import Previous, by_column, frame, sync_file, write_table
+from pipeline.records import BuildResult, Claim, Diagnostic, Mention, Price
+from pipeline.runner.documents import Corpus, Listed
+from pipeline.runner.frames import _in_order
+from pipeline.runner.pool import HelperDied, beside, give_back
+from pipeline.runner.reuse import Store, _Decided, _table_files, _Taken
 from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.errata import Chosen, Erratum
-from pipeline.stages.normalize import source_family
+from pipeline.stages.errata import errata as find_errata
 from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled
 from pipeline.sync import Locked
 
@@ -46,8 +57,7 @@ def _joined(values: Iterable[tuple[str, ...]], sep: str) -> Iterator[str | None]
 
 
 def _documents_frame(
-    documents: Sequence[Document],
-    subjects: Mapping[str, str | None],
+    documents: Sequence[Listed],
     per_doc: Mapping[str, int],
     sources: Mapping[str, Source],
     upstream: Mapping[str, Locked],
@@ -65,15 +75,15 @@ def _documents_frame(
             "service": d.metadata.service,
             "canonical_url": sources[d.path].canonical_url,
             "tags": "; ".join(d.metadata.tags) or None,
-            "family": source_family(d).name,
+            "family": d.family,
             "kind": sources[d.path].kind,
             "publisher": sources[d.path].publisher,
             "licence": sources[d.path].licence,
             "trust": sources[d.path].trust,
             "classified_by": sources[d.path].classified_by,
-            "subject": subjects.get(d.path),
+            "subject": d.subject,
             "copy_of": sources[d.path].copy_of,
-            "lines": d.text.count("\n") + 1,
+            "lines": d.lines,
             "claims": per_doc.get(d.path, 0),
             **_provenance(upstream.get(d.path)),
         }
@@ -393,3 +403,245 @@ def _cell(f: Fact | None, type_: str) -> Any:
     if f.value_bool is not None:
         return f.value_bool
     return f.value_text
+
+
+# ------------------------------------------------------------------------------ the step
+
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """What the reconcile step gives the tables: all they need of the claims, which the build
+    lets go before it joins the facts (at 10,000 documents, the claims were the build's peak)."""
+
+    rec: Reconciled
+    """The conflicts and each claim's checks; the facts too where the records are kept."""
+    facts: list[Any]
+    """The facts table's parts, each in order: `_in_order` joins them and lets each go."""
+    sizes: Any
+    """The vm_sizes table."""
+    members: list[tuple[str, str]]
+    """(size, series) of each size whose series is known."""
+    claims_table: Any
+    """The claims table, or the process that makes it (`tables._ClaimsApart`)."""
+    documents_table: Any
+    """The documents table, which counts each document's claims."""
+    labels: tuple[Label, ...]
+    errata_reads: tuple[list[Claim], set[tuple[str, str]], set[tuple[str, str]]]
+    """What the errata read of the claims (`errata.read_by_errata`), the facts of the series'
+    sizes among those wanted."""
+    per_document: Mapping[str, int]
+    claims: tuple[Claim, ...]
+    """Every claim, where the records are kept."""
+    aliases: tuple[Alias, ...]
+    unverified: Mapping[str, str]
+    mentions: tuple[Mention, ...]
+    prices: tuple[dict[str, Any], ...]
+    diagnostics: tuple[Diagnostic, ...]
+    """What the aliases step said."""
+
+
+def make_tables(
+    corpus: Corpus, decided: Decisions, store: Store, *, records: bool = True
+) -> tuple[BuildResult, dict[str, Any]]:
+    """tables: one DataFrame per table (`TABLE_ORDER`) from what the steps made, and the build's
+    result. The facts' parts are joined last, the claims let go by then (without the `records`)."""
+    rec, sizes, aliases = decided.rec, decided.sizes, decided.aliases
+    retired = set(sizes.loc[(sizes["lifecycle"] == "retired").fillna(False).astype(bool), "size"].tolist())
+    after = [
+        *decided.diagnostics,
+        *_not_built(decided.mentions, set(sizes["size"]) | {a.name for a in aliases}, decided.members),
+    ]
+    diagnostics = _sorted_diagnostics([*corpus.diagnostics, *after])
+    store.made(after, decided.per_document, decided.labels)
+    erring, wanted, of_series = decided.errata_reads
+    sizes_of: dict[str, list[str]] = defaultdict(list)
+    for size, series in decided.members:
+        sizes_of[series].append(size)
+    wanted = wanted | {(size, attribute) for series, attribute in of_series for size in sizes_of.get(series, ())}
+    result = BuildResult(
+        documents=corpus.documents,
+        claims=decided.claims,
+        diagnostics=tuple(diagnostics),
+        facts=rec.facts,
+        conflicts=rec.conflicts if records else (),
+        names=aliases if records else (),
+        labels=decided.labels,
+    )
+    if not records:
+        # The claims went with the steps that read them: a build that loaded most of them from
+        # the memo held them in pages of their own, handed back here.
+        give_back()
+    made: dict[str, Any] = {"claims": decided.claims_table, "facts": _in_order(decided.facts, ["entity", "attribute"])}
+    made["vm_sizes"] = sizes
+    made["conflicts"] = _conflicts_frame(rec.conflicts, corpus.upstream)
+    made["names"] = _names_frame(aliases, corpus.upstream)
+    chosen = _chosen(made["facts"], wanted)
+    wrong = find_errata(
+        erring, rec.conflicts, rec.checks, chosen, diagnostics, corpus.sources, sizes_of, decided.unverified
+    )
+    made["errata"] = _errata_frame(wrong, corpus.sources, corpus.upstream)
+    # A catalog's price of a size the documents retire is kept, marked, and is no current price.
+    made["prices"] = _prices_frame(decided.prices, retired)
+    made.update(_small_tables(decided.documents_table, diagnostics, decided.labels))
+    frames = {name: made.pop(name) for name in TABLE_ORDER}
+    return replace(result, tables=_rows_of(frames)), frames
+
+
+def taken_tables(corpus: Corpus, taken: _Decided) -> tuple[BuildResult, dict[str, Any]]:
+    """The tables the steps after normalize make, taken whole from the output the build replaces
+    (`reuse.Store.taken`: their files are in the staging folder), with those made here."""
+    diagnostics = _sorted_diagnostics([*corpus.diagnostics, *taken.diagnostics])
+    documents = _documents_frame(corpus.listed, taken.claims_per_document, corpus.sources, corpus.upstream)
+    small = _small_tables(documents, diagnostics, taken.labels)
+    small.update((name, _Taken(rows)) for name, (rows, _, _) in taken.tables.items())
+    frames = {name: small.pop(name) for name in TABLE_ORDER}
+    summary = BuildResult(documents=(), claims=(), diagnostics=tuple(diagnostics), labels=taken.labels)
+    return replace(summary, tables=_rows_of(frames)), frames
+
+
+TABLE_ORDER = (
+    "documents",
+    "claims",
+    "vm_sizes",
+    "names",
+    "facts",
+    "conflicts",
+    "errata",
+    "prices",
+    "diagnostics",
+    "calibration",
+)
+"""The tables in the order a build writes them."""
+
+
+def _rows_of(frames: Mapping[str, Any]) -> dict[str, int]:
+    """Each table's rows, for the result: a table made apart or taken says how many it has."""
+    return {k: v.rows if isinstance(v, (_ClaimsApart, _Taken)) else len(v) for k, v in frames.items()}
+
+
+def _sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Each diagnostic once, by document, line, code, message and severity: the whole record,
+    so that the order never falls to how a set happens to iterate."""
+    return sorted(set(diagnostics), key=lambda d: (d.document, d.line or 0, d.code, d.message, d.severity))
+
+
+def _not_built(mentions: Sequence[Mention], built: set[str], series_of: Iterable[tuple[str, str]]) -> list[Diagnostic]:
+    """A table row whose first cell names a size that is not a row of vm_sizes: said once per
+    row, with why, so that no size is dropped in silence. A row that names a series where a
+    size belongs says which sizes it most likely means; `series_of` are (size, its series)."""
+    members: dict[str, list[str]] = defaultdict(list)
+    for size, series in series_of:
+        members[series_key(series)].append(size)
+    out = []
+    for m in mentions:
+        key = series_key(m.written) if m.size is None else None
+        if key and members.get(key):
+            sizes = sorted(members[key])
+            means = sizes[0] if len(sizes) == 1 else f"one of {', '.join(sizes)}"
+            message = (
+                f"{m.written!r} names the series {m.written.strip()} where a size name belongs; it most likely "
+                f"means {means}; the row's values are not read"
+            )
+            out.append(Diagnostic("warning", "suspect_size_name", m.document, m.line, message))
+            continue
+        if m.size is None:
+            message = (
+                f"{m.written!r} does not follow the Azure size naming convention, so the row yields no size "
+                "and its values are not read"
+            )
+        elif m.size not in built:
+            what = (
+                "a comparison table, whose other columns describe another size"
+                if m.table == "comparison"
+                else "a size table"
+            )
+            message = f"{m.written!r} ({m.size}) is named in {what}, and no document states a value for it"
+        else:
+            continue
+        out.append(Diagnostic("warning", "size_not_built", m.document, m.line, message))
+    return out
+
+
+class _ClaimsApart:
+    """The claims table made, checked against its contract and written by a forked process, so
+    that the build process never holds it: at 10,000 documents it is 171 MiB of Arrow, which the
+    build's peak and every process forked after it (the report's, the memos' savers) counted.
+    The process is forked once the claims are known, and waits for what only reconciling tells:
+    the checks each claim fails (`decided`). It writes the table into the staging folder then,
+    while the build makes the other tables (at 10,000 documents, one value changed, a core was
+    idle there), not once the build writes them. The build keeps the rows the report shows,
+    the claims some conflict cites (`shown`)."""
+
+    def __init__(self, claims: Sequence[Claim], documents: Any, store: Store) -> None:
+        import multiprocessing
+
+        self.rows = len(claims)
+        self.shown: Any = None
+        orders, self._orders = multiprocessing.Pipe(duplex=False)
+        self._stack = store.hold(contextlib.ExitStack())
+        made = partial(_claims_apart, claims, documents, orders, self._orders, os.getpid())
+        self._made = self._stack.enter_context(beside(made, what="claims table"))
+        # Closed before the block waits for the answer: a process left without its orders (the
+        # build failed first) then reads their end and stops.
+        self._stack.callback(self._orders.close)
+        orders.close()
+
+    @classmethod
+    def fork(cls, claims: Sequence[Claim], documents: Any, store: Store) -> _ClaimsApart | None:
+        """None when no process could be forked (`beside` then ran the work here, where it
+        does nothing): the build makes the table itself. The process is waited for when the
+        store closes, at the end of the build."""
+        apart = cls(claims, documents, store)
+        if apart._made.done:
+            apart._stack.close()
+            return None
+        return apart
+
+    def decided(
+        self,
+        claims: Sequence[Claim],
+        checks: Mapping[str, tuple[str, ...]],
+        cited: set[str],
+        folder: Path,
+        previous: Previous | None,
+    ) -> None:
+        """The checks each claim fails, to the process (which makes the table's last column),
+        with the folder to write the table into and the output it replaces; the rows of the
+        claims `cited`, kept here for the report."""
+        self._orders.send(checks)
+        self._orders.send((folder, previous))
+        shown = [c for c in claims if c.claim_id in cited]
+        self.shown = _claims_frame(shown)
+        self.shown["checks_failed"] = _checks_column(shown, checks)
+
+    def result(self) -> tuple[list[str], dict[str, str]]:
+        """The claims table's broken promises, and the hashes of its files that `previous`
+        knows (`Previous.take_csv`), once they are written."""
+        self._stack.close()
+        return self._made.result()
+
+    def stop(self) -> None:
+        """The process ended where it is, unanswered: the build failed, and its folder goes.
+        (`beside`'s block ends with an error, which stops its process rather than wait.)"""
+        failed = HelperDied("the build failed before the claims table was written")
+        self._stack.__exit__(type(failed), failed, None)
+
+
+def _claims_apart(
+    claims: Sequence[Claim], documents: Any, orders: Connection, theirs: Connection, build: int
+) -> tuple[list[str], dict[str, str]]:
+    if os.getpid() == build:  # not forked: its orders would never come
+        return [], {}
+    from pipeline.outputs import contracts
+
+    theirs.close()  # the build's end: only the build may hold it open
+    table = _claims_frame(claims)
+    table["checks_failed"] = _checks_column(claims, orders.recv())
+    problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
+    folder, previous = orders.recv()
+    write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
+    own = _table_files("claims")
+    for file in own:  # on disk before the build swaps the output in, which syncs them again
+        sync_file(folder / file)
+    # Only the claims table's files: the rest of its copy of the digests is the build's.
+    return problems, {file: sha for file, sha in (previous.hashes if previous else {}).items() if file in own}

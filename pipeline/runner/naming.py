@@ -1,0 +1,61 @@
+"""The aliases step (`aliases`): which names stand for another size (`pipeline.stages.aliases`),
+and the claims the size names and the sizes' siblings make (`pipeline.stages.reconcile`'s rules),
+every claim then known. The stage keeps no memo: it reads every claim, and takes a second."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+
+from pipeline import knowledge
+from pipeline.records import Claim, Diagnostic, Mention
+from pipeline.runner.documents import Corpus
+from pipeline.runner.normalizing import Normal
+from pipeline.runner.pool import beside
+from pipeline.runner.settings import Settings
+from pipeline.stages.aliases import Alias
+from pipeline.stages.aliases import resolve as resolve_aliases
+from pipeline.stages.normalize import provenance_order
+from pipeline.stages.reconcile import NameRules, Siblings, name_rules, rule_made, sibling_claims
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """Every claim under the size it is about, and what the names say."""
+
+    resolved: tuple[Claim, ...]
+    """The documents' claims, an alias's moved to the size it stands for."""
+    claims: tuple[Claim, ...]
+    """With the claims the names and the siblings make, in provenance order: every claim."""
+    names: NameRules
+    siblings: Siblings
+    aliases: tuple[Alias, ...]
+    unverified: Mapping[str, str]
+    """The sizes no current page lists, each with why (`aliases.superseded`)."""
+    mentions: tuple[Mention, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def aliases(normal: Normal, corpus: Corpus, settings: Settings) -> Named:
+    """aliases: the names that stand for another size, their claims moved to it; then what each
+    size's name says of it and what its siblings state, two rules that each read every claim
+    and neither needs the other: with a second core, side by side."""
+    norm = normal.claims()
+    spelled = resolve_aliases(norm.claims, corpus.sources, norm.mentions)
+    resolved, know = spelled.claims, knowledge.load()
+    sibling = partial(sibling_claims, resolved, corpus.sources, know)
+    with beside(sibling, parallel=settings.splits(len(corpus.listed)), what="sizes' siblings") as sib:
+        names = name_rules(resolved, corpus.sources, know, spelled.mentions)
+    siblings = sib.result()
+    claims = tuple(sorted((*resolved, *rule_made(names, siblings)), key=provenance_order))
+    return Named(
+        resolved=resolved,
+        claims=claims,
+        names=names,
+        siblings=siblings,
+        aliases=spelled.aliases,
+        unverified=dict(spelled.superseded),
+        mentions=spelled.mentions,
+        diagnostics=(*spelled.diagnostics, *names.diagnostics),
+    )
