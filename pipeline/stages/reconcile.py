@@ -23,7 +23,7 @@ from operator import itemgetter
 from typing import Any
 
 from pipeline import knowledge
-from pipeline.knowledge import Knowledge
+from pipeline.knowledge import GpuModel, Knowledge
 from pipeline.knowledge.names import SizeName, member_of, parse_size, series_parts
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
 from pipeline.knowledge.values import close, format_number, same_value, twin_values
@@ -1167,7 +1167,10 @@ def _check(
     (`patterns`), and say which check.
 
     `vcpus_hold` says whether the size's name gives its vCPU count (`name_vcpus_hold`): only
-    then does a vCPU count that differs from the name fail a check."""
+    then does a vCPU count that differs from the name fail a check. A claim's checks, in the
+    order it is told them: vcpus_name, the GPU model's memory (`_model_memory`) and the GPU
+    count's (`_count_memory`), a total against its factors, plausible_per_vcpu, its series'
+    range or value (`_series_check`), its series' pattern."""
     entity, attribute = key
     attr = know.attributes.get(attribute)
     floor = attr.min_per_vcpu if attr else None
@@ -1204,54 +1207,18 @@ def _check(
             and abs(c.value_number - named) > 1e-9
         ):
             failed.append(f"vcpus_name: the name {entity} says {named} vCPUs")
-        if attribute in ("gpu_memory_gib", "gpu_model"):
-            model_name = c.value_text if attribute == "gpu_model" else _same_doc_value(by_key, entity, "gpu_model", c)
-            if model_name is None and attribute == "gpu_memory_gib":
-                model_name = model_fact.value_text if model_fact else None
-            memory = (
-                c.value_number
-                if attribute == "gpu_memory_gib"
-                else _same_doc_number(by_key, entity, "gpu_memory_gib", c)
-            )
-            model = know.gpu(model_name) if model_name else None
-            if attribute == "gpu_model" and memory is None and model is not None:
-                # No memory beside it: the model must still fit what the entity's pages state.
-                stated = [w.claim.value_number for w in by_key.get((entity, "gpu_memory_gib"), ())]
-                numbers = [m for m in stated if m is not None]
-                if numbers and not any(_fits_any(m, model.memory_gib) for m in numbers):
-                    memory = numbers[0]
-            if model is not None and memory is not None and not _fits_any(memory, model.memory_gib):
-                failed.append(
-                    f"gpu_model_memory: {model.name} is made with "
-                    f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB, not {format_number(memory)}"
-                )
+        if attribute in ("gpu_memory_gib", "gpu_model") and (
+            why := _model_memory(entity, attribute, c, model_fact, by_key, know)
+        ):
+            failed.append(why)
         if (
             attribute == "gpu_count"
             and c.value_number
             and model_fact
             and (model := know.gpu(model_fact.value_text or ""))
+            and (why := _count_memory(entity, c, c.value_number, model, by_key))
         ):
-            total = _same_line_number(by_key, entity, "gpu_memory_total_gib", c)
-            # A count with no memory beside it (an API catalog's) must fit what the pages state.
-            totals: list[float] = (
-                [total]
-                if total is not None
-                else sorted(
-                    {
-                        t
-                        for w in by_key.get((entity, "gpu_memory_total_gib"), ())
-                        if w.inherited_from is None and (t := w.claim.value_number) is not None
-                    }
-                )
-            )
-            gpus = c.value_number
-            if totals and not any(close(gpus * m, t, 0.02) for m in model.memory_gib for t in totals):
-                where = "the same row states" if total is not None else "the pages state"
-                failed.append(
-                    f"gpu_count_memory: {format_number(gpus)} {model.name} GPU(s) of "
-                    f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB cannot have the "
-                    f"{'/'.join(format_number(t) for t in totals)} GiB {where}"
-                )
+            failed.append(why)
         if product and c.value_number is not None:
             count = _same_doc_number(by_key, entity, product.derived_from[0], c)
             per = _same_doc_number(by_key, entity, product.derived_from[1], c)
@@ -1280,6 +1247,66 @@ def _check(
             if message not in v.failed:
                 v.failed.append(message)
                 v.weight *= CHECK_PENALTY
+
+
+def _model_memory(
+    entity: str,
+    attribute: str,
+    c: Claim,
+    model_fact: Fact | None,
+    by_key: Mapping[tuple[str, str], list[_Vote]],
+    know: Knowledge,
+) -> str | None:
+    """The `gpu_model_memory` check of a GPU model or a memory per GPU (`attribute`): the model
+    must be made with the memory stated beside it (by the same document; for a memory with no
+    model beside it, the entity's model), or, a model with no memory beside it, with one of
+    the memories the entity's pages state."""
+    model_name = c.value_text if attribute == "gpu_model" else _same_doc_value(by_key, entity, "gpu_model", c)
+    if model_name is None and attribute == "gpu_memory_gib":
+        model_name = model_fact.value_text if model_fact else None
+    memory = c.value_number if attribute == "gpu_memory_gib" else _same_doc_number(by_key, entity, "gpu_memory_gib", c)
+    model = know.gpu(model_name) if model_name else None
+    if attribute == "gpu_model" and memory is None and model is not None:
+        # No memory beside it: the model must still fit what the entity's pages state.
+        stated = [w.claim.value_number for w in by_key.get((entity, "gpu_memory_gib"), ())]
+        numbers = [m for m in stated if m is not None]
+        if numbers and not any(_fits_any(m, model.memory_gib) for m in numbers):
+            memory = numbers[0]
+    if model is not None and memory is not None and not _fits_any(memory, model.memory_gib):
+        return (
+            f"gpu_model_memory: {model.name} is made with "
+            f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB, not {format_number(memory)}"
+        )
+    return None
+
+
+def _count_memory(
+    entity: str, c: Claim, gpus: float, model: GpuModel, by_key: Mapping[tuple[str, str], list[_Vote]]
+) -> str | None:
+    """The `gpu_count_memory` check of a GPU count `gpus` of `model`: so many of its GPUs must
+    make the total memory the same row states, or, a count with no memory beside it (an API
+    catalog's), one of the totals the entity's pages state."""
+    total = _same_line_number(by_key, entity, "gpu_memory_total_gib", c)
+    # A count with no memory beside it (an API catalog's) must fit what the pages state.
+    totals: list[float] = (
+        [total]
+        if total is not None
+        else sorted(
+            {
+                t
+                for w in by_key.get((entity, "gpu_memory_total_gib"), ())
+                if w.inherited_from is None and (t := w.claim.value_number) is not None
+            }
+        )
+    )
+    if totals and not any(close(gpus * m, t, 0.02) for m in model.memory_gib for t in totals):
+        where = "the same row states" if total is not None else "the pages state"
+        return (
+            f"gpu_count_memory: {format_number(gpus)} {model.name} GPU(s) of "
+            f"{'/'.join(format_number(m) for m in model.memory_gib)} GiB cannot have the "
+            f"{'/'.join(format_number(t) for t in totals)} GiB {where}"
+        )
+    return None
 
 
 def _series_check(
