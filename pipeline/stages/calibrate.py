@@ -276,8 +276,10 @@ of it: 1 wrong of 2 would mark the attribute down by 1.08, over twice memory's 1
 near 0 (3 of 3: +0.02)."""
 
 
-def _log_odds(right: float, wrong: float) -> float:
-    """Log-odds of agreement with one agreement and one miss added, as `reconcile._logit_share`."""
+def log_odds(right: float, wrong: float) -> float:
+    """The log-odds of agreement from `right` agreements and `wrong` misses, one of each added so
+    that three of three is not certainty: an attribute's agreement with the API here
+    (`attribute_agreement`), a rule's with the official pages in reconcile (`rule_agreement`)."""
     return math.log((right + 1) / (wrong + 1))
 
 
@@ -293,8 +295,8 @@ def attribute_agreement(labels: Sequence[Label]) -> dict[str, tuple[float, float
     share = sum(right.values()) / len(labels) if labels else 1.0
     return {
         attribute: (
-            round(_log_odds(right[attribute], n - right[attribute]), 4),
-            round(_log_odds(n * share, n * (1 - share)), 4),
+            round(log_odds(right[attribute], n - right[attribute]), 4),
+            round(log_odds(n * share, n * (1 - share)), 4),
         )
         for attribute, n in sorted(counts.items())
         if n >= MIN_LABELS

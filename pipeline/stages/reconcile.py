@@ -15,7 +15,6 @@ import datetime as dt
 import functools
 import hashlib
 import itertools
-import math
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,7 +27,7 @@ from pipeline.knowledge.names import SizeName, member_of, parse_size, series_par
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
 from pipeline.knowledge.values import close, format_number, same_value, twin_values
 from pipeline.records import Claim, Diagnostic, Mention, compact, twin_of, values_of
-from pipeline.stages.calibrate import Evidence, Model
+from pipeline.stages.calibrate import Evidence, Model, log_odds
 from pipeline.stages.calibrate import model as calibration
 from pipeline.stages.patterns import Patterns, series_patterns
 
@@ -796,18 +795,13 @@ def _official(sources: Mapping[str, Source]) -> set[str]:
     return {path for path, src in sources.items() if src.kind in AUTHORITATIVE}
 
 
-def _logit_share(agree: int, pairs: int) -> float:
-    """The log-odds of a rule being right, from how often it was where it could be checked
-    (one agreement and one miss added, so that three of three is not certainty)."""
-    return math.log((agree + 1) / (pairs - agree + 1))
-
-
 def rule_agreement(
     claims: Sequence[Claim], derived: Sequence[Claim], sources: Mapping[str, Source]
 ) -> dict[tuple[str, str], float]:
     """How far each rule can be trusted, per attribute, measured on this corpus: the log-odds
     that a value the naming convention derives equals what an official page states for the
-    same size, over every size where both exist (at least SIBLING_PAIRS of them)."""
+    same size, over every size where both exist (at least SIBLING_PAIRS of them), as confidence
+    measures an attribute's agreement with the API (`calibrate.log_odds`)."""
     stated: dict[tuple[str, str], list[Claim]] = defaultdict(list)
     documents = _official(sources)
     # Only the official values of the attributes the convention derives are compared: the
@@ -823,7 +817,7 @@ def rule_agreement(
             continue
         pairs[(d.method, d.attribute)] += 1
         agree[(d.method, d.attribute)] += any(same_value(o, d) for o in official)
-    return {key: _logit_share(agree[key], n) for key, n in pairs.items() if n >= SIBLING_PAIRS}
+    return {key: log_odds(agree[key], n - agree[key]) for key, n in pairs.items() if n >= SIBLING_PAIRS}
 
 
 def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> Siblings:
@@ -905,7 +899,7 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know:
                         ),
                     )
                 )
-    return out, {(SIBLING, a): _logit_share(agree[a], pairs[a]) for a in sorted(learned)}
+    return out, {(SIBLING, a): log_odds(agree[a], pairs[a] - agree[a]) for a in sorted(learned)}
 
 
 @dataclass(frozen=True, slots=True)
