@@ -23,9 +23,8 @@ from pipeline import ContractViolation, build, runner
 from pipeline.outputs import write
 from pipeline.outputs.schema import tables
 from pipeline.outputs.write import frame
-from pipeline.records import BuildResult
+from pipeline.records import BuildResult, Reconciled
 from pipeline.runner.cache import Cache, Memo
-from pipeline.stages.reconcile import Reconciled
 from tests.conftest import forged, settle
 
 TABLES = ["documents", "claims", "vm_sizes", "diagnostics"]

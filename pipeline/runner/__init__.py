@@ -56,6 +56,7 @@ from pipeline.records import (
     Document,
     Extraction,
     Mention,
+    Reconciled,
 )
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import (
@@ -136,7 +137,6 @@ from pipeline.stages.read import Limits
 from pipeline.stages.reconcile import (
     Failure,
     Plan,
-    Reconciled,
     buckets,
     decide,
     divide,

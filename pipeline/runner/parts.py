@@ -11,17 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.knowledge.registry import Source
-from pipeline.records import Claim, Mention
+from pipeline.records import Claim, Conflict, Fact, Mention, Reconciled
 from pipeline.runner.cache import digest
 from pipeline.runner.documents import code_fingerprint
 from pipeline.runner.pool import give_back
 from pipeline.stages.reconcile import (
-    Conflict,
-    Fact,
     Failure,
     NameRules,
     Plan,
-    Reconciled,
     Shape,
     Siblings,
     buckets,

@@ -13,12 +13,12 @@ from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.outputs import schema
 from pipeline.outputs.write import by_column, frame
-from pipeline.records import Claim, Diagnostic, Document, Mention, Price
+from pipeline.records import Claim, Conflict, Diagnostic, Document, Fact, Mention, Price, Reconciled
 from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.errata import Chosen, Erratum
 from pipeline.stages.normalize import source_family
-from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING
 from pipeline.sync import Locked
 
 

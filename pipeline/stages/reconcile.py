@@ -26,8 +26,8 @@ from pipeline.knowledge import GpuModel, Knowledge
 from pipeline.knowledge.names import SizeName, member_of, parse_size, series_parts
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, Tier, tiers
 from pipeline.knowledge.values import close, format_number, same_value, twin_values
-from pipeline.records import Claim, Diagnostic, Mention, compact, twin_of, values_of
-from pipeline.stages.calibrate import Evidence, Model, log_odds
+from pipeline.records import Claim, Conflict, Diagnostic, Evidence, Fact, Mention, Reconciled, twin_of, values_of
+from pipeline.stages.calibrate import Model, log_odds
 from pipeline.stages.calibrate import model as calibration
 from pipeline.stages.patterns import Patterns, series_patterns
 
@@ -39,75 +39,6 @@ SIBLING_AGREEMENT = 0.95
 """Share of those pairs that must state the same value for a sibling's value to be evidence."""
 CHECK_PENALTY = 0.5
 INHERIT_FACTOR = 0.95
-
-
-@compact
-@dataclass(frozen=True, slots=True)
-class Fact:
-    """The value chosen for one attribute of one entity, and why."""
-
-    entity: str
-    entity_kind: str
-    attribute: str
-    value: str
-    value_number: float | None
-    value_text: str | None
-    value_bool: bool | None
-    range_min: float | None
-    range_max: float | None
-    unit: str | None
-    confidence: float
-    status: str
-    reason: str
-    supporting: tuple[str, ...]
-    contradicting: tuple[str, ...]
-    sources: int
-    document: str
-    line: int
-    as_of: dt.date | None
-    inherited_from: str | None
-    basis: str
-    """What the value rests on (`BASES`): `stated` for the entity itself, `computed` from values
-    stated for it, or inferred: `inherited` from its series, copied from a `sibling` size, or
-    read from its `name`."""
-    basis_from: str | None
-    """The series a value is inherited from, or the sibling it is copied from."""
-    checks_failed: tuple[str, ...]
-    stale: bool = False
-    evidence: Evidence | None = None
-    """What the confidence was computed from (`pipeline.stages.calibrate`); not a column."""
-
-
-@compact
-@dataclass(frozen=True, slots=True)
-class Conflict:
-    """One competing value for an (entity, attribute), with the documents behind it."""
-
-    entity: str
-    attribute: str
-    value: str
-    unit: str | None
-    won: bool
-    superseded: bool
-    claims: tuple[str, ...]
-    documents: tuple[str, ...]
-    kinds: tuple[str, ...]
-    newest: dt.date | None
-    checks_failed: tuple[str, ...]
-    note: str
-
-
-@compact
-@dataclass(frozen=True, slots=True)
-class Reconciled:
-    facts: tuple[Fact, ...]
-    conflicts: tuple[Conflict, ...]
-    name_claims: tuple[Claim, ...]
-    checks: Mapping[str, tuple[str, ...]]
-    checked_at: Mapping[str, tuple[int, tuple[str, str]]] = field(default_factory=dict)
-    """For each claim in `checks`, the place in the decide order of the key whose checks it holds:
-    a series' claim is checked again for each size that inherits it, and the last key's checks
-    are the claim's, whichever part decided it (`merge`)."""
 
 
 @dataclass(slots=True)
