@@ -58,6 +58,7 @@ from pipeline.records import (
     Mention,
     Reconciled,
 )
+from pipeline.runner.bucketing import buckets, divide, forget, let_go, rates_read
 from pipeline.runner.cache import Cache, Memo, digest
 from pipeline.runner.documents import (
     MIN_PARALLEL,
@@ -137,16 +138,11 @@ from pipeline.stages.read import Limits
 from pipeline.stages.reconcile import (
     Failure,
     Plan,
-    buckets,
     decide,
-    divide,
     finish,
-    forget,
-    let_go,
     merge,
     name_rules,
     plan,
-    rates_read,
     reconcile,
     rule_made,
     sibling_claims,
@@ -156,7 +152,7 @@ from pipeline.sync import LOCK_FILE, Locked, permalinks
 Progress = Callable[[str], None]
 PIPELINE_VERSION = "0.1.0"
 DECIDE_SHARE = 0.53
-"""The share of the entities' work (`reconcile.divide`) the build process keeps when a forked
+"""The share of the entities' work (`bucketing.divide`) the build process keeps when a forked
 one decides the rest: the forked one also pickles its facts and sizes for the trip back. At
 10,000 documents, with halves the build waited 1.57-1.75 s for the other's answer (three cold
 builds), with 0.53 0.36-0.40 s, which is the answer's trip; reconcile took 12.63 s, now 12.02 s
@@ -694,7 +690,7 @@ def _compute(
     decisions = cache.memo("reconcile", code_fingerprint()) if cache and not records else None
     moved = sorted((a.name, a.size, a.why) for a in aliases)
     # Where decisions are kept, their buckets' keys are made on the second core while the plan
-    # is made here: they read what the buckets do (`reconcile.shape`), not the plan's votes.
+    # is made here: they read what the buckets do (`bucketing.shape`), not the plan's votes.
     early = bool(split and decisions is not None and decisions.stored())
     # A build that keeps no records has the claims table made, checked and written by a process
     # of its own from now on (`_ClaimsApart`), forked before the plan is made here: at 10,000
@@ -775,7 +771,7 @@ def _compute(
             failures,
         )
 
-    # A build keeps each bucket's decisions (`reconcile.buckets`), keyed by all they read: the
+    # A build keeps each bucket's decisions (`bucketing.buckets`), keyed by all they read: the
     # next build decides again only the buckets whose inputs changed.
     kept: dict[int, _Part] = {}
     keys: dict[int, str] = {}

@@ -12,6 +12,7 @@ from typing import Any
 
 from pipeline.knowledge.registry import Source
 from pipeline.records import Claim, Conflict, Fact, Mention, Reconciled
+from pipeline.runner.bucketing import Shape, buckets, reads, shape
 from pipeline.runner.cache import digest
 from pipeline.runner.documents import code_fingerprint
 from pipeline.runner.pool import give_back
@@ -19,16 +20,12 @@ from pipeline.stages.reconcile import (
     Failure,
     NameRules,
     Plan,
-    Shape,
     Siblings,
-    buckets,
     last_checks,
-    reads,
-    shape,
 )
 
 RECONCILE_BUCKETS = 32
-"""Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
+"""Buckets of entities whose decisions a build keeps for the next (`bucketing.buckets`): an edit
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
 BUCKETS_AT_ONCE = 4
 """Buckets a process decides and finishes at a time (the `part` inside `runner._compute`),
@@ -65,7 +62,7 @@ def _bucket_keys(
     mentions: Sequence[Mention] = (),
 ) -> dict[int, str]:
     """Each bucket's key: a digest of all that deciding and finishing its entities reads
-    (`reconcile.reads`), their prices, the comparison tables that name them (their rows of
+    (`bucketing.reads`), their prices, the comparison tables that name them (their rows of
     vm_sizes count those documents), the rule-made claims about them, and the claims the
     documents that state them state about them. Those are given by their digests in the
     normalize memo (`stated`, by the entity each names), with the claims moved to another name
@@ -234,7 +231,7 @@ class _Part:
     members: list[tuple[str, str]]
     """(size, series) for each size whose series is known (`runner._not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
-    """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
+    """The rules' agreement its entities' confidences read (`bucketing.rates_read`), when kept."""
     failures: Sequence[Failure] = ()
     """Every check its keys failed (`Decided.failures`), when kept: split by bucket."""
 

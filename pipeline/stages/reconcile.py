@@ -14,9 +14,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import itertools
 from collections import Counter, defaultdict
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import Any
@@ -107,7 +106,7 @@ class Plan:
     by_key: dict[tuple[str, str], list[_Vote]]
     """The votes of the keys every part reads (a series' values), from `plan`; `decide` adds
     those of the keys it decides (a size's series among them). `finish` dates a fact by its
-    key's votes: `forget` lets them go after it."""
+    key's votes: the runner lets them go after it (`pipeline.runner.bucketing.forget`)."""
     kinds: dict[str, str]
     facts: dict[tuple[str, str], Fact]
     """The facts `decide` made; `finish` completes each in place (`_finished`). None is hashed or
@@ -128,49 +127,6 @@ class Plan:
     about: dict[str, list[Claim]] = field(default_factory=dict)
     """Each entity's claims: what `finish` reads of the claims for a few entities (`_about`),
     made when first needed."""
-
-
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """What the buckets of a plan and the keys of their decisions read (`buckets`, `reads`),
-    made without the plan's votes and decisions (`shape`): a caller with a second core may key
-    the buckets there while the plan is made. A `Plan` holds the same, by the same names."""
-
-    claims: Sequence[Claim]
-    name_claims: list[Claim]
-    kinds: dict[str, str]
-    follows: Mapping[str, bool]
-    official: set[str]
-    unverified: Mapping[str, str]
-    patterns: Patterns
-    stale_after_days: int
-    model: Model
-
-
-def shape(
-    claims: Sequence[Claim],
-    sources: Mapping[str, Source],
-    names: NameRules,
-    siblings: Siblings,
-    *,
-    stale_after_days: int = 730,
-    calibration_model: Model | None = None,
-    unverified: Mapping[str, str] | None = None,
-    patterns: Patterns | None = None,
-) -> Shape:
-    """The entities of `claims` and of the claims the rules make (`rule_made`): each one's kind,
-    whether its name gives its vCPU count, whether an official page names it (a size `unverified`
-    names, one no current page lists, is never official), with those sizes, the values their
-    series' patterns say are slips (`series_patterns`, when not given), the staleness limit and the
-    confidence model."""
-    name_claims = rule_made(names, siblings)
-    unverified = unverified or {}
-    documents = _official(sources)
-    official = {c.entity for c in claims if c.document in documents} - set(unverified)
-    kinds: dict[str, str] = {c.entity: c.entity_kind for c in (*claims, *name_claims)}
-    model = calibration_model or calibration()
-    patterns = patterns if patterns is not None else series_patterns(claims, sources, knowledge.load())
-    return Shape(claims, name_claims, kinds, names.follows, official, unverified, patterns, stale_after_days, model)
 
 
 def plan(
@@ -194,20 +150,15 @@ def plan(
     tier = tiers()
     names = names if names is not None else name_rules(claims, sources, know)
     siblings = siblings if siblings is not None else sibling_claims(claims, sources, know)
-    s = shape(
-        claims,
-        sources,
-        names,
-        siblings,
-        stale_after_days=stale_after_days,
-        calibration_model=calibration_model,
-        unverified=unverified,
-        patterns=patterns if patterns is not None else series_patterns(claims, sources, know),
-    )
-    rules = rule_agreement(claims, s.name_claims, sources) | siblings[1]
+    patterns = patterns if patterns is not None else series_patterns(claims, sources, know)
+    name_claims = rule_made(names, siblings)
+    unverified = unverified or {}
+    kinds, official = entities_of(claims, sources, name_claims, unverified)
+    model = calibration_model or calibration()
+    rules = rule_agreement(claims, name_claims, sources) | siblings[1]
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
     pending: dict[str, list[Claim]] = defaultdict(list)
-    for c in [*claims, *s.name_claims]:
+    for c in [*claims, *name_claims]:
         if c.entity_kind == "series":
             by_key[(c.entity, c.attribute)].append(_vote(c, sources, tier))
         else:
@@ -217,25 +168,38 @@ def plan(
         sources=sources,
         know=know,
         tier=tier,
-        model=s.model,
+        model=model,
         stale_after_days=stale_after_days,
-        follows=s.follows,
-        name_claims=s.name_claims,
+        follows=names.follows,
+        name_claims=name_claims,
         rules=rules,
-        unverified=s.unverified,
-        patterns=s.patterns,
-        official=s.official,
+        unverified=unverified,
+        patterns=patterns,
+        official=official,
         by_key=by_key,
-        kinds=s.kinds,
+        kinds=kinds,
         facts={},
         series_conflicts=[],
         rest=defaultdict(list),
         pending=pending,
         inheritable={},
-        series_keys=_series_keys(by_key, s.kinds),
+        series_keys=_series_keys(by_key, kinds),
     )
     _membership(p, [key for key in by_key if key[1] == "series"])
     return p
+
+
+def entities_of(
+    claims: Sequence[Claim], sources: Mapping[str, Source], name_claims: Sequence[Claim], unverified: Mapping[str, str]
+) -> tuple[dict[str, str], set[str]]:
+    """Each entity of `claims` and of the claims the rules make (`rule_made`) with its kind, and
+    the entities an official page names (a size `unverified` names, one no current page lists,
+    never is): what a plan holds of them (`Plan.kinds`, `Plan.official`), and what the runner
+    reads of them to make its buckets before the plan is made (`pipeline.runner.bucketing.shape`)."""
+    documents = _official(sources)
+    official = {c.entity for c in claims if c.document in documents} - set(unverified)
+    kinds: dict[str, str] = {c.entity: c.entity_kind for c in (*claims, *name_claims)}
+    return kinds, official
 
 
 def _admit(p: Plan, entities: Container[str] | None) -> None:
@@ -316,9 +280,9 @@ class Decided:
     rivals: dict[tuple[str, str], Claim]
     failures: list[Failure]
     """Every check found, not only the last key's: a claim inherited by sizes of several
-    buckets is checked in each (`buckets`)."""
+    buckets is checked in each (the runner's buckets, `pipeline.runner.bucketing`)."""
     keys: list[tuple[str, str]] = field(default_factory=list)
-    """The keys decided, in order (`forget` lets them go)."""
+    """The keys decided, in order (the runner's `forget` lets them go)."""
 
 
 Failure = tuple[str, tuple[int, tuple[str, str]], tuple[str, ...]]
@@ -366,141 +330,6 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     return Decided(conflicts, rivals, failures, keys)
 
 
-def let_go(p: Plan) -> None:
-    """Drop the votes and facts that deciding and finishing put in `p`, once the parts are made:
-    they are most of a large build's memory, and `merge` and the bucket keys (`reads`) read
-    only the claims, the rule-made claims and what the plan knows of each entity."""
-    p.by_key.clear()
-    p.facts.clear()
-    p.inheritable.clear()
-    p.rest.clear()
-    p.pending.clear()
-    p.about.clear()
-
-
-def forget(p: Plan, decided: Decided, entities: Iterable[str]) -> None:
-    """Drop what deciding `entities` (`decided`) put in `p` once they are finished: no other
-    entity's deciding or finishing reads it (`_groups`), and a large build decided a few buckets
-    at a time then holds their votes and facts alone, not all of them. A series' votes
-    stay, which its sizes' checks read, and its membership, which they inherit by."""
-    for key in decided.keys:
-        p.facts.pop(key, None)
-        if p.kinds[key[0]] != "series":
-            p.by_key.pop(key, None)
-    for entity in entities:
-        if p.kinds.get(entity) != "series":
-            p.facts.pop((entity, "series"), None)
-            p.by_key.pop((entity, "series"), None)
-            p.rest.pop(entity, None)
-
-
-def _groups(p: Plan | Shape) -> dict[str, str]:
-    """Each entity's group: what finishing an entity reads of others is in its group. The sizes
-    of a family and vCPU count hold a size's siblings (`_sibling_match`), and the series
-    (decided in `plan`) and other entities that are not sizes are the group ""."""
-    group: dict[str, str] = {}
-    for entity, kind in p.kinds.items():
-        size = parse_size(entity) if kind == "size" else None
-        group[entity] = f"{size.family} {size.vcpus}" if size else entity if kind == "size" else ""
-    return group
-
-
-def buckets(p: Plan | Shape, count: int) -> dict[str, int]:
-    """Each entity's bucket of `count`, the same from build to build for the same group: the
-    group "" (the series) is bucket 0, any other group one of the rest by a hash of its name.
-    A bucket can be decided and finished apart (`decide`, `finish`), like a set of `divide`."""
-    return {
-        entity: 0 if not g else 1 + int(hashlib.sha1(g.encode()).hexdigest()[:8], 16) % (count - 1)
-        for entity, g in _groups(p).items()
-    }
-
-
-def reads(p: Plan | Shape) -> tuple[object, list[str], dict[str, tuple[object, ...]]]:
-    """What deciding and finishing a bucket reads beside the claims of its entities and the
-    documents they cite (the caller keys a bucket's decisions by all of it), but for the rules'
-    measured agreement (`rates_read`). Shared by every bucket: the sizes kept unverified, the staleness
-    limit, the model, and the series, whose claims and documents every bucket reads as well (a
-    size inherits and is checked against them), keyed by the caller as it keys an entity's. For
-    each entity: its kind, whether the naming convention holds for it, whether an official
-    page names it."""
-    shared = (sorted(p.unverified.items()), sorted(p.patterns.outliers.items()), p.stale_after_days, p.model)
-    series = sorted(entity for entity, kind in p.kinds.items() if kind == "series")
-    slips = p.patterns.of_entity
-    own: dict[str, tuple[object, ...]] = {
-        entity: (entity, kind, p.follows.get(entity, True), entity in p.official, slips.get(entity, ()))
-        for entity, kind in p.kinds.items()
-    }
-    return shared, series, own
-
-
-def rates_read(p: Plan, facts: Iterable[Fact]) -> dict[str, tuple[tuple[tuple[str, str], float], ...]]:
-    """For each entity, the rules' measured agreement its facts' confidences read (`_finished`)
-    and their values. The rates move with any official value anywhere, so a bucket's decisions
-    are kept by what else they read and still hold while these values are the same."""
-    read: dict[str, set[tuple[tuple[str, str], float]]] = defaultdict(set)
-    for f in facts:
-        if f.evidence is not None and f.evidence.rule_of:
-            key = (f.evidence.rule_of, f.attribute)
-            read[f.entity].add((key, p.rules.get(key, 0.0)))
-    return {entity: tuple(sorted(pairs)) for entity, pairs in read.items()}
-
-
-def divide(
-    p: Plan, shares: Sequence[float], within: Container[str] | None = None, *, besides: float = 0.0
-) -> list[frozenset[str]]:
-    """The entities (of `within`, when given) in one set per share that can be decided and
-    finished apart (`decide`, `finish`), each with about its share of the keys; what finishing
-    one entity reads of others stays in its set (`_groups`), and the series are in the first.
-    `besides` is other work the first set's process does, as a share of deciding every entity
-    (not only those `within`): the first set is smaller by it, more so the fewer entities there
-    are to decide."""
-    root = _groups(p).__getitem__
-    # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits
-    # from the series it names. Counted from the claims, not their votes: each part takes its
-    # entities' claims (`_admit`) in the process that decides them.
-    work: Counter[str] = Counter({entity: len(claims) for entity, claims in (*p.rest.items(), *p.pending.items())})
-    for (entity, _), votes in p.by_key.items():
-        if p.kinds[entity] == "series":
-            work[entity] += len(votes)
-    inherited: dict[str, int] = {}
-    for entity, series in _series_named(p):
-        if series not in inherited:
-            keys = p.series_keys.get(series, ())
-            inherited[series] = sum(not v.claim.is_range for key in keys for v in p.by_key[key])
-        work[entity] += 1 + (inherited[series] if entity in p.official else 0)
-    # Each part is a run of entities in name order, cut where no group goes on past the cut: the
-    # facts tables of the parts then follow each other in the whole's order (`merge`).
-    ordered = sorted(e for e in p.kinds if within is None or e in within)
-    last = {root(entity): i for i, entity in enumerate(ordered)}
-    cuts: list[tuple[int, int]] = []  # (entities before the cut, their work)
-    done, reach = 0, last.get("", -1)  # the first part holds the series
-    for i, entity in enumerate(ordered):
-        done += work[entity]
-        reach = max(reach, last[root(entity)])
-        if reach <= i:
-            cuts.append((i + 1, done))
-    extra = besides * sum(work.values())
-    bounds = [0]
-    for k in range(len(shares) - 1):
-        goal = (done + extra) * sum(shares[: k + 1]) / sum(shares) - extra
-        after = [cut for cut in cuts if cut[0] > bounds[-1]]
-        bounds.append(min(after, key=lambda cut: abs(cut[1] - goal))[0] if after else len(ordered))
-    bounds.append(len(ordered))
-    return [frozenset(ordered[a:b]) for a, b in itertools.pairwise(bounds)]
-
-
-def _series_named(p: Plan) -> Iterator[tuple[str, str]]:
-    """Each entity that names a series and the series: as decided, or, for an entity no part
-    has taken yet, as its first claim of one says."""
-    for (entity, attribute), fact in p.facts.items():
-        if attribute == "series" and fact.value_text:
-            yield entity, fact.value_text
-    for entity, claims in p.pending.items():
-        named = next((c.value_text for c in claims if c.attribute == "series" and c.value_text), None)
-        if named:
-            yield entity, named
-
-
 def reconcile(
     claims: Sequence[Claim],
     sources: Mapping[str, Source],
@@ -517,8 +346,8 @@ def reconcile(
     `unverified` are the sizes no current page lists (`pipeline.stages.aliases.superseded`), each
     with why: unverified whoever names them, and given nothing of their series.
     In three steps: `plan` (the shared votes, the series decided), `decide` (every other key's
-    votes, checked and decided), `finish` (staleness, reasons, confidences); `divide` and `merge`
-    let parts of the entities be decided and finished apart.
+    votes, checked and decided), `finish` (staleness, reasons, confidences); `merge` joins parts
+    of the entities decided and finished apart (the runner divides them: `pipeline.runner.bucketing`).
     """
     p = plan(claims, sources, know, stale_after_days, calibration_model=calibration_model, unverified=unverified)
     return finish(p, decide(p))
@@ -590,7 +419,7 @@ def _conflict_order(c: Conflict) -> tuple[str, str, bool, str]:
 
 
 def merge(p: Plan, parts: Sequence[Reconciled]) -> Reconciled:
-    """Parts of `p` finished apart (`divide`) as one: each sequence in the order `finish` gives
+    """Parts of `p` finished apart (the runner's `divide`) as one: each sequence in the order `finish` gives
     it, and a claim checked in two parts with the checks of the later key."""
     checks, checked_at = last_checks(
         (claim, part.checked_at[claim], failed) for part in parts for claim, failed in part.checks.items()
@@ -1017,7 +846,7 @@ def _name_facts(size: SizeName, know: Knowledge, vcpus_hold: bool = True) -> lis
 def _inheritable(p: Plan, series: str) -> list[_Vote]:
     """The votes a size of `series` inherits (`_inherit`), made once and shared by the sizes.
     Each is weighed as `plan` weighed the series' own vote, before any check lowered it: the
-    parts of a build (`divide`) decide in any order."""
+    parts of a build (the runner's `divide`) decide in any order."""
     votes = p.inheritable.get(series)
     if votes is None:
         votes = p.inheritable[series] = []
