@@ -107,7 +107,7 @@ def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
 def twin_of(cls: type) -> type:
     """A mutable class whose objects lay out their slots as `cls`'s do, so that an object of
     either may be given the other's class: how a record is made (`_init`), and how a stage
-    completes a record that it made and that no one else holds yet (`reconcile._finished`)."""
+    completes a record that it made and that no one else holds yet (`reconcile.finishing._finished`)."""
     slots = tuple(cls.__dict__.get("__slots__", ()))
     assert slots and cls.__bases__ == (object,), f"{cls.__name__}: compact needs slots and no base"
     twin = type(f"_{cls.__name__}Fields", (), {"__slots__": slots, "__module__": cls.__module__})
@@ -306,7 +306,7 @@ class Evidence:
     """The rule that gives the value, when no page states it: the naming convention, a sibling."""
     rule: float = 0.0
     """The log-odds that that rule is right, measured on the corpus where official pages state the
-    value too (`pipeline.stages.reconcile.rule_agreement`); 0 for a stated value."""
+    value too (`pipeline.stages.reconcile.rules.rule_agreement`); 0 for a stated value."""
     catalog: bool = False
     """The value's best claim is from an API catalog: no docs-only value, so its attribute's
     docs-vs-API agreement says nothing of it (`agreement` is 0)."""

@@ -1,11 +1,11 @@
-"""Reconcile's entities in buckets and parts, the runner's concern: the stage decides what it is
-given, and the runner chooses how much at a time. Each entity's bucket (`buckets`: whole families
-of sizes by vCPU count, the series in the first), what deciding a bucket reads (`reads`,
-`rates_read`), from which the reconcile memo keys each bucket's decisions (`parts`), and the
-plan's shape that gives it before the plan is made (`shape`); the entities divided between two
-processes (`divide`), and what deciding a few buckets put in the plan let go between them
-(`forget`, `let_go`). The rules are the stage's (`pipeline.stages.reconcile`); the decisions of
-each bucket are cached by `parts`.
+"""How much of reconcile the runner decides at a time, and what it keys each bucket's decisions
+by: the rules are the stage's (`pipeline.stages.reconcile`), and each bucket's decisions are
+cached by `parts`, keyed by what `reads` says they read.
+
+Each entity's bucket (`buckets`: whole families of sizes by vCPU count, the series in the first),
+what deciding a bucket reads (`reads`, `rates_read`), and the plan's shape, which gives the same
+before the plan is made (`shape`); the entities divided between two processes (`divide`); and
+what deciding a few buckets put in the plan, let go between them (`forget`, `let_go`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def shape(
 
 def _groups(p: Plan | Shape) -> dict[str, str]:
     """Each entity's group: what finishing an entity reads of others is in its group. The sizes
-    of a family and vCPU count hold a size's siblings (`_sibling_match`), and the series
+    of a family and vCPU count hold a size's siblings (`reconcile.reasons._sibling_match`), and the series
     (decided in `plan`) and other entities that are not sizes are the group ""."""
     group: dict[str, str] = {}
     for entity, kind in p.kinds.items():
@@ -107,7 +107,7 @@ def reads(p: Plan | Shape) -> tuple[object, list[str], dict[str, tuple[object, .
 
 
 def rates_read(p: Plan, facts: Iterable[Fact]) -> dict[str, tuple[tuple[tuple[str, str], float], ...]]:
-    """For each entity, the rules' measured agreement its facts' confidences read (`_finished`)
+    """For each entity, the rules' measured agreement its facts' confidences read (`reconcile.finishing._finished`)
     and their values. The rates move with any official value anywhere, so a bucket's decisions
     are kept by what else they read and still hold while these values are the same."""
     read: dict[str, set[tuple[tuple[str, str], float]]] = defaultdict(set)
@@ -130,7 +130,7 @@ def divide(
     root = _groups(p).__getitem__
     # The work of an entity: its claims (a series' are in `by_key`) and the votes a size inherits
     # from the series it names. Counted from the claims, not their votes: each part takes its
-    # entities' claims (`_admit`) in the process that decides them.
+    # entities' claims (`reconcile.planning._admit`) in the process that decides them.
     work: Counter[str] = Counter({entity: len(claims) for entity, claims in (*p.rest.items(), *p.pending.items())})
     for (entity, _), votes in p.by_key.items():
         if p.kinds[entity] == "series":

@@ -215,7 +215,7 @@ def table_text(bins: Sequence[Bin]) -> str:
 
 MIN_LABELS = 3
 """Labels an attribute needs before its agreement is a term, as many as a rule's measured
-agreement needs (`reconcile.SIBLING_PAIRS`). Below it one wrong value is half the measure or all
+agreement needs (`reconcile.rules.SIBLING_PAIRS`). Below it one wrong value is half the measure or all
 of it: 1 wrong of 2 would mark the attribute down by 1.08, over twice memory's 1 wrong of 50
 (0.43), on one page's slip. Few labels all right need no minimum: the expected rate holds them
 near 0 (3 of 3: +0.02)."""
@@ -224,7 +224,7 @@ near 0 (3 of 3: +0.02)."""
 def log_odds(right: float, wrong: float) -> float:
     """The log-odds of agreement from `right` agreements and `wrong` misses, one of each added so
     that three of three is not certainty: an attribute's agreement with the API here
-    (`attribute_agreement`), a rule's with the official pages in reconcile (`rule_agreement`)."""
+    (`attribute_agreement`), a rule's with the official pages (`reconcile.rules.rule_agreement`)."""
     return math.log((right + 1) / (wrong + 1))
 
 
