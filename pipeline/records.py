@@ -9,7 +9,8 @@ facts, `Plan.facts`) does so before anyone else holds it.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache, partial
 from operator import attrgetter
@@ -30,7 +31,7 @@ include states), another current official page, the API (or, for a catalog's val
 physics, its series' pattern, the numbers under its header's unit; `api_physics` is a catalog
 value physics rules out."""
 BASES = ("stated", "computed", "inherited", "sibling", "name")
-"""What a fact's value may rest on (`reconcile.Fact.basis`): the first two, a document states for
+"""What a fact's value may rest on (`Fact.basis`): the first two, a document states for
 the entity; the others the pipeline infers (from its series, a sibling size, its name)."""
 EntityKind = Literal["size", "series"]
 R = TypeVar("R")
@@ -106,7 +107,7 @@ def _init(cls: type, every: Sequence[Field[Any]]) -> Callable[..., None]:
 def twin_of(cls: type) -> type:
     """A mutable class whose objects lay out their slots as `cls`'s do, so that an object of
     either may be given the other's class: how a record is made (`_init`), and how a stage
-    completes a record that it made and that no one else holds yet (`reconcile._finished`)."""
+    completes a record that it made and that no one else holds yet (`reconcile.finishing._finished`)."""
     slots = tuple(cls.__dict__.get("__slots__", ()))
     assert slots and cls.__bases__ == (object,), f"{cls.__name__}: compact needs slots and no base"
     twin = type(f"_{cls.__name__}Fields", (), {"__slots__": slots, "__module__": cls.__module__})
@@ -284,6 +285,126 @@ class Claim:
     @property
     def is_range(self) -> bool:
         return self.range_min is not None and self.range_max is not None and self.range_min != self.range_max
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a fact's value rests on, as the confidence model reads it (`pipeline.stages.calibrate`)."""
+
+    weight: float
+    """The weight of the best claim for the value: its tier's trust, less for running text,
+    derived values and inherited ones, halved for each check it fails."""
+    voices: int
+    """Independent sources stating the value (copies of one page are one)."""
+    rival: float
+    """The strongest other value's share of the two weights; 0 when no source disagrees."""
+    official: bool = False
+    """The value's best claim comes from an authoritative source (an official page, an API
+    catalog): the labels are nearly all such values, so the fit lifts these through this term
+    and leaves the weight's slope, which also sets the confidence of weaker claims, near its prior."""
+    rule_of: str | None = None
+    """The rule that gives the value, when no page states it: the naming convention, a sibling."""
+    rule: float = 0.0
+    """The log-odds that that rule is right, measured on the corpus where official pages state the
+    value too (`pipeline.stages.reconcile.rules.rule_agreement`); 0 for a stated value."""
+    catalog: bool = False
+    """The value's best claim is from an API catalog: no docs-only value, so its attribute's
+    docs-vs-API agreement says nothing of it (`agreement` is 0)."""
+    agreement: float = 0.0
+    """How much more often than the average attribute's the documents' values of this fact's
+    attribute agree with the API (`calibrate.Model.attribute_terms`); 0 when the value is a catalog's."""
+    tied: bool = False
+    """Sources of equal standing disagree (the fact is `unresolved`)."""
+    unverified: bool = False
+    inherited: bool = False
+    failed: bool = False
+    stale: bool = False
+
+    def terms(self) -> tuple[float, ...]:
+        w = min(max(self.weight, 0.01), 0.99)
+        return (
+            1.0,
+            math.log(w / (1 - w)),
+            float(self.official),
+            self.rule,
+            self.agreement,
+            math.log(max(self.voices, 1)),
+            self.rival,
+            float(self.tied),
+            float(self.unverified),
+            float(self.inherited),
+            float(self.failed),
+            float(self.stale),
+        )
+
+
+@compact
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """The value chosen for one attribute of one entity, and why."""
+
+    entity: str
+    entity_kind: str
+    attribute: str
+    value: str
+    value_number: float | None
+    value_text: str | None
+    value_bool: bool | None
+    range_min: float | None
+    range_max: float | None
+    unit: str | None
+    confidence: float
+    status: str
+    reason: str
+    supporting: tuple[str, ...]
+    contradicting: tuple[str, ...]
+    sources: int
+    document: str
+    line: int
+    as_of: dt.date | None
+    inherited_from: str | None
+    basis: str
+    """What the value rests on (`BASES`): `stated` for the entity itself, `computed` from values
+    stated for it, or inferred: `inherited` from its series, copied from a `sibling` size, or
+    read from its `name`."""
+    basis_from: str | None
+    """The series a value is inherited from, or the sibling it is copied from."""
+    checks_failed: tuple[str, ...]
+    stale: bool = False
+    evidence: Evidence | None = None
+    """What the confidence was computed from (`pipeline.stages.calibrate`); not a column."""
+
+
+@compact
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """One competing value for an (entity, attribute), with the documents behind it."""
+
+    entity: str
+    attribute: str
+    value: str
+    unit: str | None
+    won: bool
+    superseded: bool
+    claims: tuple[str, ...]
+    documents: tuple[str, ...]
+    kinds: tuple[str, ...]
+    newest: dt.date | None
+    checks_failed: tuple[str, ...]
+    note: str
+
+
+@compact
+@dataclass(frozen=True, slots=True)
+class Reconciled:
+    facts: tuple[Fact, ...]
+    conflicts: tuple[Conflict, ...]
+    name_claims: tuple[Claim, ...]
+    checks: Mapping[str, tuple[str, ...]]
+    checked_at: Mapping[str, tuple[int, tuple[str, str]]] = field(default_factory=dict)
+    """For each claim in `checks`, the place in the decide order of the key whose checks it holds:
+    a series' claim is checked again for each size that inherits it, and the last key's checks
+    are the claim's, whichever part decided it (`reconcile.merge`)."""
 
 
 class ContractViolation(RuntimeError):

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from pipeline.records import BuildResult
+from pipeline.knowledge.registry import Source, classify, load_registry
+from pipeline.records import BuildResult, Claim
 from pipeline.runner import compute
+from pipeline.stages.reconcile import NAME_CONVENTION
 
 # Property tests run the same examples on every machine (CI must not be flaky) and never
 # fail for being slow on a loaded machine: speed is measured by `make bench`, not here.
@@ -40,6 +42,14 @@ def shipped_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("build") / "output"
     build(SOURCES, out)
     return out
+
+
+@pytest.fixture(scope="module")
+def evidence(shipped: BuildResult) -> tuple[list[Claim], dict[str, Source]]:
+    """What the build reconciles: the documents' claims (not the name's) and each document's source."""
+    entries, _ = load_registry(SOURCES)
+    sources = {d.path: classify(d, entries)[0] for d in shipped.documents}
+    return [c for c in shipped.claims if c.method != NAME_CONVENTION], sources
 
 
 # --------------------------------------------------------------------------- files as the file system stamps them

@@ -127,11 +127,7 @@ def test_startup_and_the_steps_of_each_build_are_reported(tmp_path: Path) -> Non
     startup = bench.measure_startup(tmp_path)
     assert startup.ok, startup.stderr
     steps = dict(startup.steps)
-    assert (
-        list(steps)[:2] == ["survey", "imports"]
-        and "reconcile" in steps
-        and "write tables" in steps
-    )
+    assert list(steps)[:2] == ["survey", "imports"] and "reconcile" in steps and "write tables" in steps
     assert all(seconds >= 0 for seconds in steps.values())
     assert sum(steps.values()) <= startup.seconds  # the interpreter's start and exit are outside them
     # No document to read at start-up: said by the tables it wrote, not by how long it took.

@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.records import BuildResult, Claim
+from pipeline.records import BuildResult, Claim, Evidence
 from pipeline.stages import calibrate
 from pipeline.stages.calibrate import (
     EDGES,
     FAMILIES,
     FEATURES,
     Bin,
-    Evidence,
     HeldOut,
     Label,
     Model,

@@ -86,12 +86,7 @@ def test_timings_are_written_where_asked_and_not_into_the_output(tmp_path: Path)
         assert workers > 0.05 and workers == pytest.approx(written[2]["children_cpu_s"], abs=0.01), (
             "the processes the build waits for while it reads and extracts are its parse workers"
         )
-    assert (
-        steps.index("normalize")
-        < steps.index("reconcile")
-        < steps.index("tables")
-        < steps.index("write tables")
-    )
+    assert steps.index("normalize") < steps.index("reconcile") < steps.index("tables") < steps.index("write tables")
     assert not [p for p in out.iterdir() if "timing" in p.name]
 
 

@@ -16,10 +16,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from pipeline.records import BuildResult
+from pipeline.records import BuildResult, Conflict, Fact
 from pipeline.runner import compute
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
-from pipeline.stages.reconcile import Conflict, Fact
 
 SOURCES = Path(__file__).parent.parent / "sources"
 

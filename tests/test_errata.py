@@ -9,9 +9,8 @@ import pandas as pd
 import pytest
 
 from pipeline.outputs.errata import errata_markdown
-from pipeline.records import Claim, Diagnostic
+from pipeline.records import Claim, Conflict, Diagnostic
 from pipeline.stages.errata import Chosen, errata
-from pipeline.stages.reconcile import Conflict
 from tests.test_patterns import SOURCE
 
 GPU = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated"

@@ -25,9 +25,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from pipeline.records import BuildResult, Claim
+from pipeline.records import BuildResult, Claim, Conflict, Fact
 from pipeline.runner import compute
-from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING
 
 SOURCES = Path(__file__).parent.parent / "sources"
 FIXTURES = Path(__file__).parent / "fixtures" / "gpu-catalog"

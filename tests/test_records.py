@@ -9,8 +9,7 @@ import pickle
 
 import pytest
 
-from pipeline.records import Claim, Diagnostic, Metadata, values_of
-from pipeline.stages.reconcile import Reconciled
+from pipeline.records import Claim, Diagnostic, Metadata, Reconciled, values_of
 
 ND40 = Claim(
     claim_id="3f1c2a9e0b7d4c11",

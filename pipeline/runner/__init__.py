@@ -9,7 +9,7 @@ rooms, in the order a build reaches them:
 - `normalizing`: the normalize step, each document's claims from the memo or made in two processes;
 - `naming`: the aliases step, with the claims the names and the siblings make;
 - `parts`: the reconcile step, the entities decided a few buckets at a time in two processes;
-  `buckets`: which entity is in which bucket and part, and what a bucket's decisions read;
+  `bucketing`: which entity is in which bucket and part, and what a bucket's decisions read;
 - `tables`: the tables step, each table's rows made from the steps' records;
 - `writing`: the write step, the tables, the page and the manifest swapped in whole;
 - `reuse`: the one door to what a build reuses and keeps (`Store`): the memos of each document's

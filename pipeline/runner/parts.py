@@ -13,7 +13,8 @@ from typing import Any
 
 from pipeline import knowledge
 from pipeline.knowledge.registry import Source
-from pipeline.records import Claim, Mention
+from pipeline.records import Claim, Conflict, Fact, Mention, Reconciled
+from pipeline.runner.bucketing import buckets, divide, forget, let_go, rates_read, reads
 from pipeline.runner.cache import Memo, code_fingerprint, digest
 from pipeline.runner.documents import Corpus
 from pipeline.runner.frames import _compact, _decoded, _in_order, _one_array, _Packed
@@ -36,24 +37,7 @@ from pipeline.runner.tables import (
 from pipeline.stages.calibrate import Label
 from pipeline.stages.calibrate import labels as calibrate_labels
 from pipeline.stages.errata import read_by_errata
-from pipeline.stages.reconcile import (
-    Conflict,
-    Fact,
-    Failure,
-    Plan,
-    Reconciled,
-    buckets,
-    decide,
-    divide,
-    finish,
-    forget,
-    last_checks,
-    let_go,
-    merge,
-    plan,
-    rates_read,
-    reads,
-)
+from pipeline.stages.reconcile import Failure, Plan, decide, finish, last_checks, merge, plan
 from pipeline.stages.reconcile import reconcile as whole_reconcile
 
 DECIDE_SHARE = 0.53
@@ -68,7 +52,7 @@ inherited votes, `divide`): a build that keeps its records makes it while a fork
 decides the other part, so its own part is smaller by it: 49% of the deciding (`DECIDE_SHARE` of
 it and the table). A build that keeps none has it made by a process of its own (`_ClaimsApart`)."""
 RECONCILE_BUCKETS = 32
-"""Buckets of entities whose decisions a build keeps for the next (`reconcile.buckets`): an edit
+"""Buckets of entities whose decisions a build keeps for the next (`bucketing.buckets`): an edit
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
 BUCKETS_AT_ONCE = 4
 """Buckets a process decides and finishes at a time (`_decide_part`),
@@ -88,7 +72,7 @@ def _bucket_keys(
     mentions: Sequence[Mention] = (),
 ) -> dict[int, str]:
     """Each bucket's key: a digest of all that deciding and finishing its entities reads
-    (`reconcile.reads`), their prices, the comparison tables that name them (their rows of
+    (`bucketing.reads`), their prices, the comparison tables that name them (their rows of
     vm_sizes count those documents), the rule-made claims about them, and the claims the
     documents that state them state about them. Those are given by their digests in the
     normalize memo (`stated`, by the entity each names), with the claims moved to another name
@@ -226,7 +210,7 @@ class _Part:
     members: list[tuple[str, str]]
     """(size, series) for each size whose series is known (`tables._not_built`)."""
     rates: Mapping[str, tuple[tuple[tuple[str, str], float], ...]] = field(default_factory=dict)
-    """The rules' agreement its entities' confidences read (`reconcile.rates_read`), when kept."""
+    """The rules' agreement its entities' confidences read (`bucketing.rates_read`), when kept."""
     failures: Sequence[Failure] = ()
     """Every check its keys failed (`Decided.failures`), when kept: split by bucket."""
 

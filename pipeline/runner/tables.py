@@ -20,7 +20,7 @@ from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.outputs import schema
 from pipeline.outputs.write import Previous, by_column, frame, sync_file, write_table
-from pipeline.records import BuildResult, Claim, Diagnostic, Mention, Price
+from pipeline.records import BuildResult, Claim, Conflict, Diagnostic, Fact, Mention, Price, Reconciled
 from pipeline.runner.documents import Corpus, Listed
 from pipeline.runner.frames import _in_order
 from pipeline.runner.pool import HelperDied, beside, give_back
@@ -29,7 +29,7 @@ from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.errata import Chosen, Erratum
 from pipeline.stages.errata import errata as find_errata
-from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, Conflict, Fact, Reconciled
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING
 from pipeline.sync import Locked
 
 

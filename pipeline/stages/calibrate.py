@@ -1,6 +1,6 @@
 """Confidence that means what it says: the chance that a chosen value is right.
 
-A fact's confidence is a small logistic function of its evidence (`Evidence`): the weight of the
+A fact's confidence is a small logistic function of its evidence (`records.Evidence`): the weight of the
 claim that won (its tier, how it was read, the checks it fails), how many independent sources
 state the value, how strong the strongest other value is, how often its attribute's values
 agree with the API where the documents alone give them, and whether the value is inherited
@@ -24,14 +24,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
-from typing import TYPE_CHECKING
 
 from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.values import same_value
-
-if TYPE_CHECKING:  # types only: reconcile imports this module
-    from pipeline.records import Claim
-    from pipeline.stages.reconcile import Fact
+from pipeline.records import Claim, Evidence, Fact
 
 FEATURES = (
     "intercept",
@@ -48,57 +44,6 @@ FEATURES = (
     "stale",
 )
 """The terms of the model, in the order of calibration.toml's coefficients."""
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """What a fact's value rests on, as the confidence model reads it."""
-
-    weight: float
-    """The weight of the best claim for the value: its tier's trust, less for running text,
-    derived values and inherited ones, halved for each check it fails."""
-    voices: int
-    """Independent sources stating the value (copies of one page are one)."""
-    rival: float
-    """The strongest other value's share of the two weights; 0 when no source disagrees."""
-    official: bool = False
-    """The value's best claim comes from an authoritative source (an official page, an API
-    catalog): the labels are nearly all such values, so the fit lifts these through this term
-    and leaves the weight's slope, which also sets the confidence of weaker claims, near its prior."""
-    rule_of: str | None = None
-    """The rule that gives the value, when no page states it: the naming convention, a sibling."""
-    rule: float = 0.0
-    """The log-odds that that rule is right, measured on the corpus where official pages state the
-    value too (`pipeline.stages.reconcile.rule_agreement`); 0 for a stated value."""
-    catalog: bool = False
-    """The value's best claim is from an API catalog: no docs-only value, so its attribute's
-    docs-vs-API agreement says nothing of it (`agreement` is 0)."""
-    agreement: float = 0.0
-    """How much more often than the average attribute's the documents' values of this fact's
-    attribute agree with the API (`Model.attribute_terms`); 0 when the value is a catalog's."""
-    tied: bool = False
-    """Sources of equal standing disagree (the fact is `unresolved`)."""
-    unverified: bool = False
-    inherited: bool = False
-    failed: bool = False
-    stale: bool = False
-
-    def terms(self) -> tuple[float, ...]:
-        w = min(max(self.weight, 0.01), 0.99)
-        return (
-            1.0,
-            math.log(w / (1 - w)),
-            float(self.official),
-            self.rule,
-            self.agreement,
-            math.log(max(self.voices, 1)),
-            self.rival,
-            float(self.tied),
-            float(self.unverified),
-            float(self.inherited),
-            float(self.failed),
-            float(self.stale),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,14 +215,16 @@ def table_text(bins: Sequence[Bin]) -> str:
 
 MIN_LABELS = 3
 """Labels an attribute needs before its agreement is a term, as many as a rule's measured
-agreement needs (`reconcile.SIBLING_PAIRS`). Below it one wrong value is half the measure or all
+agreement needs (`reconcile.rules.SIBLING_PAIRS`). Below it one wrong value is half the measure or all
 of it: 1 wrong of 2 would mark the attribute down by 1.08, over twice memory's 1 wrong of 50
 (0.43), on one page's slip. Few labels all right need no minimum: the expected rate holds them
 near 0 (3 of 3: +0.02)."""
 
 
-def _log_odds(right: float, wrong: float) -> float:
-    """Log-odds of agreement with one agreement and one miss added, as `reconcile._logit_share`."""
+def log_odds(right: float, wrong: float) -> float:
+    """The log-odds of agreement from `right` agreements and `wrong` misses, one of each added so
+    that three of three is not certainty: an attribute's agreement with the API here
+    (`attribute_agreement`), a rule's with the official pages (`reconcile.rules.rule_agreement`)."""
     return math.log((right + 1) / (wrong + 1))
 
 
@@ -293,8 +240,8 @@ def attribute_agreement(labels: Sequence[Label]) -> dict[str, tuple[float, float
     share = sum(right.values()) / len(labels) if labels else 1.0
     return {
         attribute: (
-            round(_log_odds(right[attribute], n - right[attribute]), 4),
-            round(_log_odds(n * share, n * (1 - share)), 4),
+            round(log_odds(right[attribute], n - right[attribute]), 4),
+            round(log_odds(n * share, n * (1 - share)), 4),
         )
         for attribute, n in sorted(counts.items())
         if n >= MIN_LABELS

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 
 from pipeline.knowledge.registry import Source
 from pipeline.knowledge.values import format_number
-from pipeline.records import Claim, Diagnostic
-from pipeline.stages.reconcile import Conflict
+from pipeline.records import Claim, Conflict, Diagnostic
 
 _SERIES_CHECKS = ("series_range", "series_value")
 """Checks that set a size's value against what the series' include states."""
