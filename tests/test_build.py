@@ -424,12 +424,10 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     assert pieces[2].rec.checked_at == {"c1": (3, b)}
 
 
-@pytest.mark.parametrize("encoded", [False, True], ids=["plain", "the first part's text encoded"])
-def test_each_bucket_keeps_its_rows_of_every_part_in_order(encoded: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
     """The parts' facts and vm_sizes rows regrouped by bucket: a bucket's rows of the first part,
     then of the second, each in the order its part had them; a bucket decided with no rows gets
-    an empty frame, and a bucket not decided is not given. A part that holds its text encoded
-    (`_compact`) beside one that does not gives plain text, as the memo keeps it."""
+    an empty frame, and a bucket not decided is not given."""
     bucket_of = {"Standard_NC6": 2, "Standard_NC12": 0, "Standard_ND40rs_v2": 2, "Standard_NV6": 1}
 
     def facts(*rows: tuple[str, str]) -> pd.DataFrame:
@@ -440,10 +438,6 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order(encoded: bool, monkey
 
     first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
     second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
-    if encoded:
-        monkeypatch.setattr(runner.frames, "ENCODED_AT_MOST", float("inf"))  # however few the rows
-        first = runner.frames._compact(first)
-        assert runner.frames._is_encoded(first["entity"].array) and runner.frames._is_encoded(first["attribute"].array)
     sizes = [
         runner.tables._sizes_frame([{"size": "Standard_NC6"}]),
         runner.tables._sizes_frame([{"size": "Standard_NV6"}]),
@@ -578,10 +572,10 @@ def test_a_rebuild_from_scratch_can_be_asked_for(seeds: Path, tmp_path: Path) ->
 def test_a_build_split_across_two_processes_computes_the_same_tables(
     corpus_size: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """normalize hands part of its work to a forked process, and the contracts and the report
-    run in another; the parts must join into exactly what one process computes (same rows,
-    same order). The two parts of the entities come to be joined with their facts' text
-    encoded (`_compact`), the other part's through the pipe; one process encodes nothing."""
+    """normalize and reconcile hand part of their work to a forked process; the parts must join
+    into exactly what one process computes (same rows, same order). The facts of the two parts
+    of the entities are joined once, the other part's come through the pipe; one process
+    decides its entities in one part."""
     from bench import corpus
     from tests.conftest import SOURCES
 
@@ -589,22 +583,19 @@ def test_a_build_split_across_two_processes_computes_the_same_tables(
     if corpus_size:
         corpus.generate(corpus_size, sources, seed=11)
     monkeypatch.setattr(runner.settings, "MIN_PARALLEL", 1)
-    encoded: dict[int, list[bool]] = {1: [], 2: []}
+    joins: dict[int, list[int]] = {1: [], 2: []}
     workers = 1
     join = runner.frames._in_order
 
     def joined(parts: list[Any], by: list[str]) -> Any:
-        if by == ["entity", "attribute"]:  # the facts, of parts or of a part's buckets
-            frames = [p for p in parts if isinstance(p, pd.DataFrame)]
-            encoded[workers].append(all(any(runner.frames._is_encoded(f[n].array) for n in f.columns) for f in frames))
+        joins[workers].append(len(parts))
         return join(parts, by)
 
-    monkeypatch.setattr(runner.parts, "_in_order", joined)
-    monkeypatch.setattr(runner.tables, "_in_order", joined)
+    monkeypatch.setattr(runner.tables, "_in_order", joined)  # the facts of the parts, joined
     one, one_frames = runner.compute(sources, runner.Settings(workers=1))
     workers = 2
     two, two_frames = runner.compute(sources, runner.Settings(workers=2))
-    assert encoded[2].count(True) == 1 and not any(encoded[1])
+    assert (joins[1], joins[2]) == ([1], [2])
     assert len(one.facts) > 100 and len(one.conflicts) > 10
     assert one.claims == two.claims and one.facts == two.facts and one.conflicts == two.conflicts
     assert one.diagnostics == two.diagnostics
@@ -827,33 +818,6 @@ def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of
     assert _files(tmp_path / "output") == _files(tmp_path / "scratch")
 
 
-@pytest.mark.parametrize(("workers", "imported"), [(2, False), (1, True)])
-def test_the_contracts_are_imported_by_the_processes_that_check_the_tables(
-    tmp_path: Path, workers: int, imported: bool
-) -> None:
-    """On two cores the contracts are checked in forked processes, which import pandera (0.19 s
-    and 14 MB) themselves: the build process never does. On one core it checks them itself.
-    A fresh interpreter, since pytest's has imported pandera already."""
-    import subprocess
-
-    from tests.conftest import SOURCES
-
-    script = tmp_path / "script.py"
-    script.write_text(
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from pipeline import build\n"
-        "from pipeline.runner import Settings\n"
-        f"build(Path({str(SOURCES)!r}), Path('out'), settings=Settings(workers={workers}, incremental=False))\n"
-        "print('pandera' in sys.modules)\n",
-        encoding="utf-8",
-    )
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path)
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == [str(imported)]
-    assert (tmp_path / "out" / "manifest.json").is_file()
-
-
 def test_a_claims_table_breaking_its_contract_in_its_own_process_fails_the_build(
     seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1004,11 +968,8 @@ def test_the_report_and_contracts_beside_the_writing_give_the_same_files(
     assert one.helpers == ()
     assert {what for what, *_ in two.helpers} >= {
         "normalizing",
-        "finding copies",
-        "contracts",
         "report",
         "claims table",
-        "sizes' siblings",
         "deciding the other part of the entities",
     }
     assert all(peak > 10 * 2**20 for _, peak, _ in two.helpers)
@@ -1178,8 +1139,8 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
 
 @pytest.mark.parametrize(
     "forms",
-    [("frame", "frame"), ("packed", "packed"), ("encoded", "encoded"), ("packed", "encoded")],
-    ids=["frames", "kept buckets packed", "parts' text encoded", "a kept bucket beside an encoded part"],
+    [("frame", "frame"), ("packed", "packed"), ("packed", "frame")],
+    ids=["frames", "kept buckets packed", "a kept bucket beside a decided part"],
 )
 @pytest.mark.parametrize(
     "picked",
@@ -1187,13 +1148,12 @@ def test_parts_are_joined_in_order_with_each_text_column_one_chunk(
     ids=["interleaved", "one after the other"],
 )
 def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
-    forms: tuple[str, str], picked: tuple[list[int], list[int]], monkeypatch: pytest.MonkeyPatch
+    forms: tuple[str, str], picked: tuple[list[int], list[int]]
 ) -> None:
     """Each column is joined and put in order as a pandas array, whatever its type: text,
     whole numbers, numbers, flags and dates (as `datetime.date` objects), nulls kept in their
     rows, each column's dtype the one `frame` gives, each text column one Arrow chunk. A kept
-    bucket's part comes packed, a decided one with its text encoded (`_compact`: here every
-    text column, however few its rows); parts that follow each other are joined as they are."""
+    bucket's part comes packed; parts that follow each other are joined as they are."""
     import datetime as dt
 
     import pyarrow as pa
@@ -1213,18 +1173,9 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         "as_of": [dt.date(2020, 1, 2), None, dt.date(2019, 5, 6), dt.date(2021, 7, 8), dt.date(2018, 3, 4)],
     }
 
-    monkeypatch.setattr(runner.frames, "ENCODED_AT_MOST", float("inf"))
-
     def part(picked: list[int], form: str) -> Any:
         made = frame({name: [values[i] for i in picked] for name, values in rows.items()}, columns)
         ordered = made.sort_values(["entity", "attribute"], ignore_index=True)
-        if form == "encoded":
-            ordered = runner.frames._compact(ordered)
-            assert [n for n in ordered.columns if runner.frames._is_encoded(ordered[n].array)] == [
-                "entity",
-                "attribute",
-                "value",
-            ]
         return runner.frames._Packed.of(ordered) if form == "packed" else ordered
 
     whole = frame(rows, columns).sort_values(["entity", "attribute"], ignore_index=True)
@@ -1238,50 +1189,14 @@ def test_parts_of_every_column_type_are_joined_as_the_whole_sorted(
         assert not isinstance(pa.array(joined[name].array), pa.ChunkedArray), name  # pandas' one chunk
 
 
-@pytest.mark.parametrize(
-    ("values", "encoded"),
-    [
-        # The reasons of many facts repeat a few sentences: encoded, a tenth of the room.
-        (["2 official Microsoft Learn pages agree.", "only one source states it", None] * 40, True),
-        # Claim ids are all distinct: their dictionary would be as large as they are.
-        ([f"{n:016x}" for n in range(120)], False),
-        # Half of the values distinct: an encoding over half the plain size is not kept.
-        ([f"Standard_NC{n // 2}" for n in range(120)], False),
-        # A part with no facts has nothing to encode.
-        ([], False),
-    ],
-    ids=["repeated sentences", "distinct ids", "pairs", "no rows"],
-)
-def test_a_part_keeps_a_text_column_encoded_only_where_its_values_repeat(
-    values: list[str | None], encoded: bool
-) -> None:
-    """A decided part's facts wait for the other part with each text column whose values repeat
-    dictionary-encoded (`_compact`); numbers stay as they are, and decoding, or joining the part
-    alone, gives back the frame it was."""
-    columns = [c for c in tables()["facts"] if c.name in ("entity", "reason", "confidence")]
-    made = frame(
-        {"entity": [f"e{n:03d}" for n in range(len(values))], "reason": values, "confidence": [0.5] * len(values)},
-        columns,
-    )
-    before = made.copy()
-    compact = runner.frames._compact(made)
-    assert runner.frames._is_encoded(compact["reason"].array) is encoded
-    assert not runner.frames._is_encoded(compact["entity"].array)  # every name distinct
-    assert str(compact["confidence"].dtype) == "Float64"
-    pd.testing.assert_frame_equal(runner.frames._decoded(compact), before)
-    pd.testing.assert_frame_equal(runner.frames._in_order([compact], ["entity"]), before)
-
-
 _COUNTING_POOLS: list[Any] = []
 """Arrow memory pools a test counted allocations with: kept for the process's life."""
 
 
-@pytest.mark.parametrize("encoded", [False, True], ids=["plain parts", "encoded parts"])
-def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column(encoded: bool) -> None:
+def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column() -> None:
     """A text column's parts are let go once joined into one chunk, before the rows are put in
     order: the parts, the joined column and the ordered one are never held at once (the
-    facts' reasons are 70 MB at 10,000 documents), whether the parts hold it plain or encoded
-    (`_compact`). Counted by a pool of Arrow's own."""
+    facts' reasons are 70 MB at 10,000 documents). Counted by a pool of Arrow's own."""
     import pyarrow as pa
 
     rows, reason = 50_000, "r" * 600
@@ -1296,9 +1211,6 @@ def test_joining_interleaved_parts_holds_at_most_two_copies_of_a_text_column(enc
             return frame({"entity": entities, "attribute": ["vcpus"] * rows, "reason": [reason] * rows}, columns)
 
         parts = [part(0), part(1)]
-        if encoded:
-            parts = [runner.frames._compact(p) for p in parts]
-            assert runner.frames._is_encoded(parts[0]["reason"].array)
         text = 2 * rows * len(reason)  # the reasons of both parts
         joined = runner.frames._in_order(parts, ["entity", "attribute"])
         assert joined["entity"].iloc[1] == "Standard_NC000001" and len(joined) == 2 * rows

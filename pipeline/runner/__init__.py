@@ -136,7 +136,7 @@ def compute(
             return taken_tables(corpus, taken)
         if progress:
             progress(f"read {len(corpus.listed)} documents; reconciling their claims")
-        named = aliases(normal, corpus, settings)
+        named = aliases(normal, corpus)
         clock.lap("aliases")
         decided = reconcile(named, normal, corpus, settings, store, records=records, stage=stage)
         del normal, named  # all the tables need of the claims is in `decided`

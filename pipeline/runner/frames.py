@@ -1,6 +1,5 @@
 """Frames joined and held small: the parts of a table joined in order a column at a time
-(`_in_order`), text columns dictionary-encoded while two parts wait to be joined (`_compact`), and
-a kept bucket's rows packed a column at a time (`_Packed`)."""
+(`_in_order`), and a kept bucket's rows packed a column at a time (`_Packed`)."""
 
 from __future__ import annotations
 
@@ -48,28 +47,23 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     time, each part's column let go once it is in the whole: the parts are not copied at once.
     The list should be all that holds its frames: each is replaced there by its columns, which
     are let go as they are joined. A part may be a kept bucket's `_Packed` frame, whose columns
-    are unpacked one at a time. A text column a part holds encoded (`_compact`) is plain in
-    the whole."""
+    are unpacked one at a time."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
     def column(part: Any, name: str) -> Any:
-        # A part at a time: joining the parts' encoded chunks first would unify their
-        # dictionaries, a hash of every value (in a trial with two parts of 320,000 reasons,
-        # 200,000 of them distinct: 115 MiB more).
-        return _decoded(part.column(name) if isinstance(part, _Packed) else part[name]).array
+        return (part.column(name) if isinstance(part, _Packed) else part[name]).array
 
     if len(parts) == 1:
-        return _decoded(parts[0].frame() if isinstance(parts[0], _Packed) else parts[0])
+        return parts[0].frame() if isinstance(parts[0], _Packed) else parts[0]
     columns = list(parts[0].columns)
     # Each frame's columns by name, in its place in the list: a column is let go once it is in
     # the whole. Deleting the frames' columns one at a time cost pandas more than joining them
     # (at 10,000 documents, one change: 28 parts of vm_sizes' 52 columns, a third of the time).
-    # The sort keys are decoded here, once: they are read for the order and joined after.
     for i, part in enumerate(parts):
         if not isinstance(part, _Packed):
-            parts[i] = {name: _decoded(part[name]) if name in by else part[name] for name in part.columns}
+            parts[i] = {name: part[name] for name in part.columns}
         del part  # nor does the loop hold the last frame
     keys = pa.table({name: pa.chunked_array([pa.array(column(part, name)) for part in parts]) for name in by})
     order = pc.sort_indices(keys, sort_keys=[(name, "ascending") for name in by]).to_numpy()
@@ -105,54 +99,6 @@ def _in_order(parts: list[Any], by: list[str]) -> Any:
     # Not copied again: a frame made from a dict copies its columns unless told not to (the
     # masked numbers of facts, 41 MiB at 10,000 documents).
     return pd.DataFrame(whole, columns=columns, copy=False)
-
-
-def _compact(frame: Any) -> Any:
-    """`frame`, each text column whose values repeat (its dictionary encoding at most
-    `ENCODED_AT_MOST` of its size) dictionary-encoded in place. The facts of each of two parts
-    wait, encoded, until they are joined (`_in_order`), the other part's having come through
-    the pipe: at 10,000 documents the facts' text is 178 MB plain and 67 MB encoded (the
-    reasons 69 MB and 25 MB), and the other part's plain table, arriving, made the build's peak."""
-    import pandas as pd
-    import pyarrow.compute as pc
-
-    if frame.empty:
-        return frame
-    for name in frame.columns:
-        if isinstance(array := frame[name].array, pd.arrays.ArrowStringArray):
-            plain = _one_array(array)
-            coded = pc.dictionary_encode(plain)
-            if coded.nbytes <= ENCODED_AT_MOST * plain.nbytes:
-                frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(coded), index=frame.index, copy=False)
-    return frame
-
-
-ENCODED_AT_MOST = 0.5
-"""The share of its plain size that a text column's dictionary encoding may take for
-`_compact` to keep it encoded: a column of mostly distinct values (claim ids) stays plain."""
-
-
-def _is_encoded(array: Any) -> bool:
-    """Whether a pandas array is a text column `_compact` encoded (Arrow's dictionary type)."""
-    import pandas as pd
-    import pyarrow as pa
-
-    return isinstance(array.dtype, pd.ArrowDtype) and pa.types.is_dictionary(array.dtype.pyarrow_dtype)
-
-
-def _decoded(data: Any) -> Any:
-    """A frame or Series with every encoded text column (`_compact`) plain again."""
-    import pandas as pd
-    import pyarrow as pa
-
-    if isinstance(data, pd.Series):
-        if not _is_encoded(data.array):
-            return data
-        plain = pa.array(data.array).cast(pa.large_string())  # chunk by chunk, if several
-        return pd.Series(pd.arrays.ArrowStringArray(plain), index=data.index, name=data.name, copy=False)
-    if not any(_is_encoded(data[name].array) for name in data.columns):
-        return data
-    return pd.DataFrame({name: _decoded(data[name]) for name in data.columns}, columns=list(data.columns), copy=False)
 
 
 def _one_array(text: Any) -> Any:

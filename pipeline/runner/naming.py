@@ -6,14 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 
 from pipeline import knowledge
 from pipeline.records import Claim, Diagnostic, Mention
 from pipeline.runner.documents import Corpus
 from pipeline.runner.normalizing import Normal
-from pipeline.runner.pool import beside
-from pipeline.runner.settings import Settings
 from pipeline.stages.aliases import Alias
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.normalize import provenance_order
@@ -37,17 +34,14 @@ class Named:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def aliases(normal: Normal, corpus: Corpus, settings: Settings) -> Named:
+def aliases(normal: Normal, corpus: Corpus) -> Named:
     """aliases: the names that stand for another size, their claims moved to it; then what each
-    size's name says of it and what its siblings state, two rules that each read every claim
-    and neither needs the other: with a second core, side by side."""
+    size's name says of it and what its siblings state."""
     norm = normal.claims()
     spelled = resolve_aliases(norm.claims, corpus.sources, norm.mentions)
     resolved, know = spelled.claims, knowledge.load()
-    sibling = partial(sibling_claims, resolved, corpus.sources, know)
-    with beside(sibling, parallel=settings.splits(len(corpus.listed)), what="sizes' siblings") as sib:
-        names = name_rules(resolved, corpus.sources, know, spelled.mentions)
-    siblings = sib.result()
+    names = name_rules(resolved, corpus.sources, know, spelled.mentions)
+    siblings = sibling_claims(resolved, corpus.sources, know)
     claims = tuple(sorted((*resolved, *rule_made(names, siblings)), key=provenance_order))
     return Named(
         resolved=resolved,

@@ -1,6 +1,6 @@
-"""The normalize step (`normalize`): each document's claims from the normalize memo where neither it
-nor what it reads changed, the others normalized here and in a second process (`run_normalize`);
-beside it, the documents that copy another found."""
+"""The normalize step (`normalize`): the documents that copy another found, then each document's
+claims from the normalize memo where neither it nor what it reads changed, the others normalized
+here and in a second process (`run_normalize`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pickle
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 from pipeline import knowledge
@@ -210,28 +209,24 @@ class Normal:
 
 
 def normalize(statements: Statements, corpus: Corpus, settings: Settings, store: Store) -> tuple[Normal, Corpus]:
-    """normalize: each document's statements as claims, those of a document from the store's memo
-    where neither it nor the context it reads changed (`run_normalize`); beside it, on the second
-    core, the documents that copy another, found from their table cells (`copies.find_copies`).
-    The corpus given back says which document each copies, and what normalize and finding
-    copies said."""
-    split = settings.splits(len(statements.extractions))
-    finding = partial(find_copies, statements.extractions, corpus.sources, statements.cells)
+    """normalize: the documents that copy another, found from their table cells
+    (`copies.find_copies`), then each document's statements as claims, those of a document from
+    the store's memo where neither it nor the context it reads changed (`run_normalize`). The
+    corpus given back says which document each copies, and what normalize and finding copies
+    said."""
+    copies, found = find_copies(statements.extractions, corpus.sources, statements.cells)
     memo = store.memo("normalize")
     stated: dict[str, Mapping[str, str]] = {}
-    with beside(finding, parallel=split, what="finding copies") as copied:
-        normalizing = run_normalize(
-            statements.extractions,
-            knowledge.load(),
-            split,
-            memo,
-            statements.keys,
-            stated,
-            statements.contributions,
-            statements.statements,
-        )
-        del finding
-    copies, found = copied.result()
+    normalizing = run_normalize(
+        statements.extractions,
+        knowledge.load(),
+        settings.splits(len(statements.extractions)),
+        memo,
+        statements.keys,
+        stated,
+        statements.contributions,
+        statements.statements,
+    )
     if memo is not None:
         store.keep(memo)
     # A record made again only where a copy was found: `replace` of each of 10,000 took 0.05-0.07 s.

@@ -17,7 +17,7 @@ from pipeline.records import Claim, Conflict, Fact, Mention, Reconciled
 from pipeline.runner.bucketing import buckets, divide, forget, let_go, rates_read, reads
 from pipeline.runner.cache import Memo, code_fingerprint, digest
 from pipeline.runner.documents import Corpus
-from pipeline.runner.frames import _compact, _decoded, _in_order, _one_array, _Packed
+from pipeline.runner.frames import _in_order, _one_array, _Packed
 from pipeline.runner.naming import Named
 from pipeline.runner.normalizing import Normal
 from pipeline.runner.pool import beside
@@ -164,11 +164,7 @@ def _by_bucket(
         for size, series in part.members:
             members[bucket_of[size]].append((size, series))
     for b in sorted(set(decided)):
-        # Plain text, as kept: a column one part encoded (`_compact`) and another did not
-        # would join as Python objects.
-        facts = pd.concat(
-            [_decoded(rows.take(np.flatnonzero(of_row == b))) for rows, of_row in rows_of], ignore_index=True
-        )
+        facts = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in rows_of], ignore_index=True)
         sizes = pd.concat([rows.take(np.flatnonzero(of_row == b)) for rows, of_row in sizes_of], ignore_index=True)
         yield (
             b,
@@ -186,11 +182,10 @@ def _buckets_of_rows(names: Any, bucket_of: Mapping[str, int]) -> Any:
     """The bucket of each row whose entity `names` (a column) gives, as a numpy array: each
     distinct name looked up once, since the facts hold an entity's name for each attribute."""
     import numpy as np
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     column = _one_array(names.array)
-    encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)  # `_compact`
+    encoded = pc.dictionary_encode(column)
     of_name = np.array([bucket_of[name] for name in encoded.dictionary.to_pylist()], dtype=np.int64)
     return of_name[encoded.indices.to_numpy(zero_copy_only=False)]
 
@@ -202,8 +197,7 @@ class _Part:
     rec: Reconciled
     """Its facts only when the caller keeps the records: else they are in `facts`."""
     facts: Any
-    """The rows of the facts table, as a DataFrame: its text encoded where one of two parts
-    holds it (`_compact`), or a kept bucket's `_Packed` columns."""
+    """The rows of the facts table, as a DataFrame, or a kept bucket's `_Packed` columns."""
     sizes: Any
     """Its rows of vm_sizes, as a DataFrame in size order: as Python dicts, the rows of both
     parts were held at once in the build process (20 MB more at 10,000 documents)."""
@@ -288,9 +282,9 @@ def reconcile(
     if split and (todo is None or len(todo) * 8 >= len(planned.kinds)):
         shares = (DECIDE_SHARE, 1 - DECIDE_SHARE)
         mine, theirs = divide(planned, shares, todo, besides=0.0 if apart else CLAIMS_TABLE_WORK)
-        other_part = partial(_decide_part, planned, bucket_of, rows, theirs, True)
+        other_part = partial(_decide_part, planned, bucket_of, rows, theirs)
         with beside(other_part, parallel=True, what="deciding the other part of the entities") as other:
-            ours = _decide_part(planned, bucket_of, rows, mine, True)
+            ours = _decide_part(planned, bucket_of, rows, mine)
             claims_table = apart or _claims_frame(claims)
             let_go(planned)  # before the other part's answer is read
         parts = [ours, other.result()]
@@ -341,13 +335,10 @@ class _Rows:
     records: bool
 
 
-def _decide_part(
-    p: Plan, bucket_of: Mapping[str, int], rows: _Rows, entities: frozenset[str] | None, divided: bool = False
-) -> _Part:
+def _decide_part(p: Plan, bucket_of: Mapping[str, int], rows: _Rows, entities: frozenset[str] | None) -> _Part:
     """The entities decided and finished a few buckets at a time (`_chunks`), their votes and
     facts let go once their rows are made: the objects of a few buckets are held at once, not
-    those of all. Each of two `divided` parts holds its facts' text encoded (`_compact`) until
-    the two are joined."""
+    those of all."""
     recs: list[Reconciled] = []
     frames: list[Any] = []
     sizes: list[Any] = []
@@ -369,7 +360,7 @@ def _decide_part(
     facts = _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(())
     return _Part(
         replace(merge(p, recs), name_claims=()),
-        _compact(facts) if divided else facts,
+        facts,
         _in_order(sizes, ["size"]) if sizes else _sizes_frame([]),
         members,
         rates,

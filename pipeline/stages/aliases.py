@@ -1,5 +1,8 @@
 """Stage: which size names are sizes. A name a document uses for another size is evidence about
 that size, never a size of its own; a size only superseded versions of a page list is not current.
+Its rules are here and in the naming convention (`knowledge/naming.toml`); its result is not cached
+(it reads every claim, in a second): the runner runs it again (`runner.naming`), unless it takes
+the tables of the steps after normalize whole from the output it replaces (`runner.reuse`).
 
 Between normalize and reconcile, every size name the claims and the comparison tables use is set
 against the others, with nothing but what the sources say. A name no API catalog lists is another

@@ -1,4 +1,6 @@
-"""Confidence that means what it says: the chance that a chosen value is right.
+"""Confidence that means what it says: the chance that a chosen value is right. The model is data
+(`knowledge/calibration.toml`), fitted by `make calibrate`; a confidence is cached with its bucket's
+decisions (`runner.parts`), which the model keys.
 
 A fact's confidence is a small logistic function of its evidence (`records.Evidence`): the weight of the
 claim that won (its tier, how it was read, the checks it fails), how many independent sources

@@ -1,4 +1,5 @@
-"""Stage 2 for machine-made catalogs: a CSV or JSON list of VM sizes becomes `Statement`s.
+"""Stage 2 for machine-made catalogs: a CSV or JSON list of VM sizes becomes `Statement`s, cached
+with the other documents' in the runner's parse memo (`runner.documents`).
 
 A catalog (SkyPilot's CSV, `az vm list-skus --output json`) states values per size the way
 the API reports them. Each column or capability becomes a statement of the size, with the

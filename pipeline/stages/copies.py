@@ -1,4 +1,5 @@
 """Documents that repeat another: another version of a page, or a page copied under another name.
+Not cached: found again by each build from the table cells the parse memo keeps (`runner.normalizing`).
 
 A copy must never count as a second voice agreeing with its original. What a document is
 compared by is made where it is parsed (`table_cells`), so that a build which takes a

@@ -1,4 +1,6 @@
 """Errata: what the official documents and the API catalogs get wrong now, ready to send upstream.
+Not cached: made with the tables (`runner.tables`), and taken whole with them from the output a build
+replaces when nothing they were made from changed (`runner.reuse`).
 
 Reconcile already finds where a document contradicts its own include, another current official
 page or the API, where a value fails a physical check or its series' pattern, and normalize where a

@@ -1,4 +1,6 @@
-"""Stage 2: a `Document` becomes `Statement`s, each with the file line it stands on.
+"""Stage 2: a `Document` becomes `Statement`s, each with the file line it stands on. Header and key
+synonyms are data (`knowledge/headers.toml`); each file's statements are cached in the runner's parse
+memo (`runner.documents`).
 
 `pipeline.stages.markdown` gives block tokens with line maps; this module walks them once, keeping
 the heading path (the section) and the series the page or heading is about, and turns

@@ -1,4 +1,6 @@
-"""Series patterns: a value its series' other sizes say is a slip.
+"""Series patterns: a value its series' other sizes say is a slip. Its numbers are data
+(`knowledge/checks.toml` `[pattern]`); what it finds is part of what each bucket of reconcile's
+decisions is cached by (`runner.bucketing.reads`).
 
 Within a series, a size's IOPS, throughput, disks, NICs, bandwidth and memory either hold one
 value or step with its vCPU count. Where every other size of a series that states an attribute

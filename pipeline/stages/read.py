@@ -1,4 +1,5 @@
-"""Stage 1: files under the sources folder become `Document`s.
+"""Stage 1: files under the sources folder become `Document`s. Its rules are here; each file's result is
+cached with its extraction, in the runner's parse memo (`runner.documents`).
 
 Reading never raises on bad input: undecodable bytes, broken front-matter and mojibake
 become diagnostics, and the document is kept whenever any of it can be used.

@@ -1,4 +1,6 @@
-"""Stage 3: statements become typed `Claim`s about one entity and one attribute.
+"""Stage 3: statements become typed `Claim`s about one entity and one attribute. Each rule lives in
+one of the rooms below and the tables they read; each document's claims are cached by the runner's
+normalize memo (`runner.normalizing`), while neither it nor the context it reads changes.
 
 Names are resolved to one spelling (names.py), units converted exactly into each
 attribute's canonical unit (units.toml), composite cells split into several claims, and
