@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bench import corpus
+from bench import corpus, tricks
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """Builds run with this as working directory so they use the same code as this module."""
@@ -137,6 +137,8 @@ class SizeResult:
     """CPU seconds of writing each output of the cold build again (`output_work`)."""
     rewritten: tuple[str, ...] = ()
     """The outputs the one-value build wrote anew (their digests moved): tables, and the page."""
+    tricks: dict[str, Run] = field(default_factory=dict)
+    """The cold build again without each of the build's tricks (`bench.tricks`), by trick."""
     errors: list[str] = field(default_factory=list)
 
     @property
@@ -193,6 +195,10 @@ class SizeResult:
             "processes_mb": {kind: dict(_processes(run)) for kind, run in kinds},
             "outputs_cpu_s": dict(self.outputs) or None,
             "one_value_rewrote": list(self.rewritten),
+            "without_trick": {
+                name: {"cold_s": run.seconds, "peak_rss_mb": run.peak_rss_bytes / MB} if run.ok else None
+                for name, run in self.tricks.items()
+            },
             "errors": list(self.errors),
         }
 
@@ -399,8 +405,9 @@ def read_timings(written: Sequence[Mapping[str, Any]]) -> Timed:
     return steps, peaks, helpers, cpu, helpers_cpu
 
 
-def run_build(sources: Path, out: Path) -> Run:
-    """One `python -m pipeline build` in a fresh process, timed and measured as a user runs it.
+def run_build(sources: Path, out: Path, without: str | None = None) -> Run:
+    """One `python -m pipeline build` in a fresh process, timed and measured as a user runs it;
+    `without` one of the build's tricks (`bench.tricks`).
 
     wait4 rather than Popen.wait: its rusage gives the child's CPU time and peak RSS, with those
     of the parse workers it waited for. stderr goes to a file, not a pipe, so a chatty failing
@@ -408,7 +415,8 @@ def run_build(sources: Path, out: Path) -> Run:
     """
     timings = out.parent / f".{out.name}-timings.json"
     timings.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "pipeline", "build", "--sources", str(sources), "--out", str(out), "--quiet"]
+    command = ["-m", "pipeline"] if without is None else ["-m", "bench.tricks", without]
+    cmd = [sys.executable, *command, "build", "--sources", str(sources), "--out", str(out), "--quiet"]
     cmd += ["--timings", str(timings)]
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
@@ -526,10 +534,30 @@ def bench_size(n: int, work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS)
     return result
 
 
-def benchmark(sizes: Sequence[int], work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS) -> list[SizeResult]:
-    """Every size in turn, one process at a time, so that the builds do not compete with each other."""
+def measure_tricks(result: SizeResult, root: Path, work: Path, log: Log) -> None:
+    """The cold build of `root` again without each of the build's tricks, one at a time."""
+    out = work / f"out-{result.n}-without"
+    for trick in tricks.TRICKS:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(work / CACHE_DIR, ignore_errors=True)
+        log(f"N={result.n}: cold build without {trick.name}")
+        result.tricks[trick.name] = run = run_build(root, out, without=trick.name)
+        if not run.ok:
+            _failed(result, f"cold without {trick.name}", run, work, log)
+    shutil.rmtree(out, ignore_errors=True)
+
+
+def benchmark(
+    sizes: Sequence[int], work: Path, log: Log, floor_repeats: int = FLOOR_REPEATS, with_tricks: bool = True
+) -> list[SizeResult]:
+    """Every size in turn, one process at a time, so that the builds do not compete with each other;
+    at the largest, with `with_tricks`, the cold build once without each of the build's tricks."""
     work.mkdir(parents=True, exist_ok=True)
-    return [bench_size(n, work, log, floor_repeats) for n in sizes]
+    results = [bench_size(n, work, log, floor_repeats) for n in sizes]
+    largest = max(results, key=lambda r: r.n, default=None)
+    if with_tricks and largest is not None and largest.cold_ok:
+        measure_tricks(largest, prepare_corpus(largest.n, work), work, log)
+    return results
 
 
 def steps_table(results: Sequence[SizeResult], startup: Run | None) -> list[str]:
@@ -925,6 +953,12 @@ def render_markdown(results: Sequence[SizeResult], info: dict[str, Any], date: s
             "",
             *memory,
         ]
+    for result in results:
+        cold = (result.cold.seconds, result.cold.peak_rss_bytes) if result.cold_ok and result.cold else None
+        measured = {name: (run.seconds, run.peak_rss_bytes) if run.ok else None for name, run in result.tricks.items()}
+        buys = tricks.section(cold, measured, result.n)
+        if buys:
+            lines += ["", "## What each trick buys", "", *buys]
     processes = processes_table(results)
     if processes:
         lines += [
@@ -1044,6 +1078,12 @@ def parser() -> argparse.ArgumentParser:
         default=FLOOR_REPEATS,
         help=f"tokenize passes, fastest counts (default: {FLOOR_REPEATS})",
     )
+    p.add_argument(
+        "--no-tricks",
+        dest="tricks",
+        action="store_false",
+        help="skip the cold builds of the largest size without each of the build's tricks",
+    )
     p.add_argument("--floor", type=Path, metavar="DIR", help=argparse.SUPPRESS)
     p.add_argument("--outputs", type=Path, metavar="DIR", help=argparse.SUPPRESS)
     return p
@@ -1068,13 +1108,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.work.mkdir(parents=True, exist_ok=True)
         _log("start-up: a build of an empty sources folder")
         startup = measure_startup(args.work.resolve())
-        results = benchmark(args.sizes, args.work.resolve(), _log, args.floor_repeats)
+        results = benchmark(args.sizes, args.work.resolve(), _log, args.floor_repeats, args.tricks)
     else:
         work = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
         try:
             _log("start-up: a build of an empty sources folder")
             startup = measure_startup(work)
-            results = benchmark(args.sizes, work, _log, args.floor_repeats)
+            results = benchmark(args.sizes, work, _log, args.floor_repeats, args.tricks)
         finally:
             if args.keep:
                 _log(f"kept the work folder {work}")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bench import run as bench
+from bench import tricks
 from pipeline.outputs import schema
 
 
@@ -77,6 +78,9 @@ def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
     assert "prices" not in result.rewritten and "calibration" not in result.rewritten
     assert record["one_value_rewrote"] == list(result.rewritten)
     assert list(result.outputs) == [*schema.tables(), "report"]
+    # The largest size's cold build once more without each of the build's tricks (`bench.tricks`).
+    assert list(record["without_trick"]) == [t.name for t in tricks.TRICKS]
+    assert all(run is not None and run["cold_s"] > 0 for run in record["without_trick"].values())
 
     out = tmp_path / "bench" / "results.md"
     info = bench.machine()
@@ -85,6 +89,7 @@ def test_benchmark_measures_reports_and_restores(tmp_path: Path) -> None:
     assert "| " + " | ".join(bench.COLUMNS) + " |" in text
     assert "## Targets" in text and ("**met**" in text or "**missed**" in text)
     assert "## What a changed build writes again" in text and "the one-value build wrote the " in text
+    assert "## What each trick buys" in text and "| parse workers | speed |" in text
     assert str(tmp_path) not in text and str(bench.PROJECT_ROOT) not in text
     data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
     assert data["columns"] == list(bench.COLUMNS)
