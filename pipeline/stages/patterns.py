@@ -55,10 +55,8 @@ class _Stated:
     vcpus: float
     values: tuple[float, ...]
     claims: tuple[Claim, ...]
-
-    @property
-    def typical(self) -> float:
-        return statistics.median(self.values)
+    typical: float
+    """The median of `values`, once: each size is set against every other (a series' sizes squared)."""
 
 
 def series_patterns(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> Patterns:
@@ -87,7 +85,9 @@ def series_patterns(claims: Sequence[Claim], sources: Mapping[str, Source], know
             continue
         home = series[size].most_common(1)[0][0]
         values = tuple(sorted({c.value_number for c in found if c.value_number is not None}))
-        by_series[(home, attribute)].append(_Stated(size, float(count), values, tuple(found)))
+        by_series[(home, attribute)].append(
+            _Stated(size, float(count), values, tuple(found), statistics.median(values))
+        )
     failed: dict[str, str] = {}
     of_entity: dict[str, list[tuple[str, str]]] = defaultdict(list)
     outliers: dict[tuple[str, str], set[float]] = defaultdict(set)
