@@ -93,10 +93,8 @@ def _page(frames: Mapping[str, pd.DataFrame], title: str, read: Callable[[], Non
     yield f"\n{_docs_vs_api(rows, facts_at, by_dispute)}\n"
     yield f"{_documents(rows)}\n"
     yield f"{_diagnostics(rows)}\n</main>"
-    # The footer names the page's maker as it was named when the page was one module: the
-    # page's bytes stay those of every build before.
     yield (
         f"<footer>Schema version {_e(schema.SCHEMA_VERSION)} · generated from the output tables by "
-        "pipeline/outputs/report.py</footer>"
+        "pipeline/outputs/report/</footer>"
         f"<script>{SCRIPT}</script></body></html>\n"
     )
