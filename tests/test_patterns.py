@@ -91,6 +91,25 @@ def test_the_slip_is_one_erratum_naming_its_line_and_the_copied_range_another(tm
     assert result.facts  # the build above is the one compute made
 
 
+def test_a_series_in_two_equal_camps_is_a_note_in_the_build_s_diagnostics(tmp_path: Path) -> None:
+    """NG32ads and NG32adms written 512,000 IOPS (16,000 per vCPU) against NG8ads' and NG16ads'
+    1,600 per vCPU: two camps of two, neither the series' pattern."""
+    sources = tmp_path / "sources"
+    shutil.copytree(FIXTURES, sources)
+    page = sources / PAGE
+    text = page.read_text(encoding="utf-8")
+    for size in ("NG32ads", "NG32adms"):
+        row = f"| Standard_{size}_V620_v1 | 32 | 51,200 | 768 |"
+        assert row in text
+        text = text.replace(row, row.replace("51,200", "512,000"))
+    page.write_text(text, encoding="utf-8")
+    result = compute(sources)[0]
+    notes = [d for d in result.diagnostics if d.code == "series_pattern_split"]
+    assert [(d.severity, d.document, d.line) for d in notes] == [("info", PAGE, SLIP_LINE)]
+    assert notes[0].message.startswith("the 4 sizes of NGads_V620 that state uncached_disk_iops split into two camps")
+    assert not [f for f in result.facts if any(c.startswith("series_pattern") for c in f.checks_failed)]
+
+
 def test_the_unaltered_fixture_follows_its_pattern(tmp_path: Path) -> None:
     result = compute(FIXTURES)[0]
     assert not [f for f in result.facts if any(c.startswith("series_pattern") for c in f.checks_failed)]

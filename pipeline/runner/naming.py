@@ -1,6 +1,7 @@
 """The aliases step (`aliases`): which names stand for another size (`pipeline.stages.aliases`),
-and the claims the size names and the sizes' siblings make (`pipeline.stages.reconcile`'s rules),
-every claim then known. The stage keeps no memo: it reads every claim, and takes a second."""
+the claims the size names and the sizes' siblings make (`pipeline.stages.reconcile`'s rules),
+every claim then known, and the values their series' patterns say are slips
+(`pipeline.stages.patterns`). The stage keeps no memo: it reads every claim, and takes a second."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pipeline.runner.normalizing import Normal
 from pipeline.stages.aliases import Alias
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.normalize import provenance_order
+from pipeline.stages.patterns import Patterns, series_patterns
 from pipeline.stages.reconcile import NameRules, Siblings, name_rules, rule_made, sibling_claims
 
 
@@ -27,6 +29,8 @@ class Named:
     """With the claims the names and the siblings make, in provenance order: every claim."""
     names: NameRules
     siblings: Siblings
+    patterns: Patterns
+    """Read from `resolved`, like the names' rules: what reconcile's checks ask of a series' pattern."""
     aliases: tuple[Alias, ...]
     unverified: Mapping[str, str]
     """The sizes no current page lists, each with why (`aliases.superseded`)."""
@@ -36,20 +40,22 @@ class Named:
 
 def aliases(normal: Normal, corpus: Corpus) -> Named:
     """aliases: the names that stand for another size, their claims moved to it; then what each
-    size's name says of it and what its siblings state."""
+    size's name says of it and what its siblings state, and which values break their series' pattern."""
     norm = normal.claims()
     spelled = resolve_aliases(norm.claims, corpus.sources, norm.mentions)
     resolved, know = spelled.claims, knowledge.load()
     names = name_rules(resolved, corpus.sources, know, spelled.mentions)
     siblings = sibling_claims(resolved, corpus.sources, know)
+    patterns = series_patterns(resolved, corpus.sources, know)
     claims = tuple(sorted((*resolved, *rule_made(names, siblings)), key=provenance_order))
     return Named(
         resolved=resolved,
         claims=claims,
         names=names,
         siblings=siblings,
+        patterns=patterns,
         aliases=spelled.aliases,
         unverified=dict(spelled.superseded),
         mentions=spelled.mentions,
-        diagnostics=(*spelled.diagnostics, *names.diagnostics),
+        diagnostics=(*spelled.diagnostics, *names.diagnostics, *patterns.diagnostics),
     )

@@ -258,6 +258,7 @@ def reconcile(
         unverified=named.unverified,
         names=named.names,
         siblings=named.siblings,
+        patterns=named.patterns,
     )
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
     moved = sorted((a.name, a.size, a.why) for a in named.aliases)
