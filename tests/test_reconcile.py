@@ -28,6 +28,7 @@ from pipeline.stages.reconcile import (
     NameRules,
     decide,
     finish,
+    home_series,
     name_rules,
     name_vcpus_hold,
     plan,
@@ -387,6 +388,9 @@ def test_a_plan_given_the_name_rules_and_the_siblings_made_apart_is_the_plan_tha
     siblings = sibling_claims(claims, sources, know)
     assert len(siblings[0]) > 10 and siblings[1]
     names = name_rules(claims, sources, know)
+    homes = home_series(claims, sources)  # as the aliases step works it out once for both
+    assert name_rules(claims, sources, know, homes=homes) == names
+    assert sibling_claims(claims, sources, know, homes) == siblings
     given = plan(claims, sources, know, names=names, siblings=siblings)
     made = plan(claims, sources, know)
     assert given.name_claims == made.name_claims and given.name_claims[-len(siblings[0]) :] == siblings[0]
@@ -512,6 +516,32 @@ def test_a_name_gives_the_vcpu_count_only_where_its_series_bears_it_out(built: B
     assert page_line(DV2, 18) == "| Size | vCPU | Memory: GiB |"
     claims, sources = evidence_of(built(DV2, NCV3))
     assert name_vcpus_hold(claims, sources)[size] is holds
+
+
+@pytest.mark.parametrize(
+    ("written", "home"),
+    [
+        # Each series claim of Standard_NC6s_v3 in the claims' order: (series, on an official page).
+        ((("NCv3", True),), "NCv3"),
+        ((("NCv3", True), ("NC", True), ("NC", True)), "NC"),  # the one stated most often
+        ((("NC", True), ("NCv3", True)), "NC"),  # of equals, the first stated
+        ((("NCv3", True), ("NCv3", True), ("NC", True)), "NCv3"),
+        ((("NCv3", True), ("NC", False), ("NC", False)), "NCv3"),  # a third party's does not count
+    ],
+)
+def test_a_sizes_series_is_the_one_the_official_pages_state_most_often(
+    built: Build, written: tuple[tuple[str, bool], ...], home: str
+) -> None:
+    """`home_series`: what the naming convention's groups and the siblings both read a size's series as."""
+    claims, sources = evidence_of(built(NCV3))
+    [stated] = [c for c in claims if c.entity == "Standard_NC6s_v3" and c.attribute == "series"]
+    sources = {**sources, "third-party.md": replace(sources[stated.document], kind="third_party")}
+    rest = [c for c in claims if c.attribute != "series"]
+    series = [
+        replace(stated, value=text, value_text=text, document=stated.document if official else "third-party.md")
+        for text, official in written
+    ]
+    assert home_series([*rest, *series], sources)["Standard_NC6s_v3"] == home
 
 
 def test_no_name_convention_vcpu_count_where_the_convention_does_not_hold(built: Build) -> None:

@@ -16,7 +16,7 @@ from pipeline.stages.aliases import Alias
 from pipeline.stages.aliases import resolve as resolve_aliases
 from pipeline.stages.normalize import provenance_order
 from pipeline.stages.patterns import Patterns, series_patterns
-from pipeline.stages.reconcile import NameRules, Siblings, name_rules, rule_made, sibling_claims
+from pipeline.stages.reconcile import NameRules, Siblings, home_series, name_rules, rule_made, sibling_claims
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +44,9 @@ def aliases(normal: Normal, corpus: Corpus) -> Named:
     norm = normal.claims()
     spelled = resolve_aliases(norm.claims, corpus.sources, norm.mentions)
     resolved, know = spelled.claims, knowledge.load()
-    names = name_rules(resolved, corpus.sources, know, spelled.mentions)
-    siblings = sibling_claims(resolved, corpus.sources, know)
+    homes = home_series(resolved, corpus.sources)  # each size's series, which both rules read
+    names = name_rules(resolved, corpus.sources, know, spelled.mentions, homes)
+    siblings = sibling_claims(resolved, corpus.sources, know, homes)
     patterns = series_patterns(resolved, corpus.sources, know)
     claims = tuple(sorted((*resolved, *rule_made(names, siblings)), key=provenance_order))
     return Named(

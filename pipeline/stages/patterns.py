@@ -64,6 +64,9 @@ def series_patterns(claims: Sequence[Claim], sources: Mapping[str, Source], know
     rule = know.pattern
     if rule is None:
         return Patterns()
+    # A size's series by the official pages alone: not `reconcile.home_series`, which counts
+    # every authoritative kind (an API catalog states no series today, but may). Counted in
+    # the pass that reads the values, it costs no pass of its own.
     official = {path for path, src in sources.items() if src.kind == "official_spec"}
     series: dict[str, Counter[str]] = defaultdict(Counter)
     vcpus: dict[str, Counter[float]] = defaultdict(Counter)

@@ -46,6 +46,7 @@ from pipeline.stages.reconcile.reasons import listed
 from pipeline.stages.reconcile.rules import (
     NameRules,
     Siblings,
+    home_series,
     name_rules,
     name_vcpus_hold,
     rule_made,
@@ -67,6 +68,7 @@ __all__ = [
     "decide",
     "entities_of",
     "finish",
+    "home_series",
     "last_checks",
     "listed",
     "merge",

@@ -23,6 +23,7 @@ from pipeline.stages.reconcile.rules import (
     NameRules,
     Siblings,
     _official,
+    home_series,
     name_rules,
     rule_agreement,
     rule_made,
@@ -100,8 +101,9 @@ def plan(
     so a caller with a second core may make them side by side."""
     know = know or knowledge.load()
     tier = tiers()
-    names = names if names is not None else name_rules(claims, sources, know)
-    siblings = siblings if siblings is not None else sibling_claims(claims, sources, know)
+    homes = home_series(claims, sources) if names is None or siblings is None else None
+    names = names if names is not None else name_rules(claims, sources, know, homes=homes)
+    siblings = siblings if siblings is not None else sibling_claims(claims, sources, know, homes)
     patterns = patterns if patterns is not None else series_patterns(claims, sources, know)
     name_claims = rule_made(names, siblings)
     unverified = unverified or {}

@@ -25,25 +25,36 @@ SIBLING_AGREEMENT = 0.95
 """Share of those pairs that must state the same value for a sibling's value to be evidence."""
 
 
-def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, bool]:
-    """For each size, whether the number in its name is its vCPU count, learned from the data:
-    it holds when more of the other sizes of its series (else of its family and version) have
-    an official vCPU count equal to their name's number than not. `Standard_D3_v2` has 4 vCPUs,
-    and so do the other D_v2 sizes break the rule, so the rule is not used there; a series no
-    official page gives vCPU counts for is assumed to follow it."""
+def home_series(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[str, str]:
+    """Each size's series as the official documents (`_official`) place it: the series they
+    state most often, of equals the first stated. What the naming convention's groups and the
+    siblings are both read by: the aliases step works it out once and hands it to both
+    (`name_rules`, `sibling_claims`), each of which works it out itself when not given it."""
     official = _official(sources)
     series: dict[str, Counter[str]] = defaultdict(Counter)
+    for c in claims:
+        if c.entity_kind == "size" and c.attribute == "series" and c.value_text and c.document in official:
+            series[c.entity][c.value_text] += 1
+    return {entity: counts.most_common(1)[0][0] for entity, counts in series.items()}
+
+
+def name_vcpus_hold(
+    claims: Sequence[Claim], sources: Mapping[str, Source], homes: Mapping[str, str] | None = None
+) -> dict[str, bool]:
+    """For each size, whether the number in its name is its vCPU count, learned from the data:
+    it holds when more of the other sizes of its series (`homes`, else of its family and
+    version) have an official vCPU count equal to their name's number than not. `Standard_D3_v2`
+    has 4 vCPUs, and so do the other D_v2 sizes break the rule, so the rule is not used there; a
+    series no official page gives vCPU counts for is assumed to follow it."""
+    homes = home_series(claims, sources) if homes is None else homes
+    official = _official(sources)
     stated: dict[str, set[float]] = defaultdict(set)
     sizes: set[str] = set()
     for c in claims:
         if c.entity_kind != "size":
             continue
         sizes.add(c.entity)
-        if c.document not in official:
-            continue
-        if c.attribute == "series" and c.value_text:
-            series[c.entity][c.value_text] += 1
-        elif c.attribute == "vcpus" and c.value_number is not None and not c.is_range:
+        if c.attribute == "vcpus" and c.value_number is not None and not c.is_range and c.document in official:
             stated[c.entity].add(c.value_number)
     groups: dict[str, list[bool]] = defaultdict(list)
     group_of: dict[str, tuple[str, bool | None]] = {}
@@ -51,7 +62,7 @@ def name_vcpus_hold(claims: Sequence[Claim], sources: Mapping[str, Source]) -> d
         size = parse_size(entity)
         if size is None:
             continue
-        home = series[entity].most_common(1)[0][0] if series[entity] else f"{size.family} {size.version or 'v1'}"
+        home = homes.get(entity) or f"{size.family} {size.version or 'v1'}"
         match = float(size.constrained_vcpus or size.vcpus) in stated[entity] if stated[entity] else None
         group_of[entity] = (home, match)
         if match is not None:
@@ -97,14 +108,20 @@ def rule_agreement(
     return {key: log_odds(agree[key], n - agree[key]) for key, n in pairs.items() if n >= SIBLING_PAIRS}
 
 
-def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge) -> Siblings:
+def sibling_claims(
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    know: Knowledge,
+    homes: Mapping[str, str] | None = None,
+) -> Siblings:
     """Values a size no page states, from a sibling: a size of the same series whose name has
     the same vCPU count (`Standard_NV12hs_v3` and `Standard_NV12s_v3`). Only for attributes on
     which such siblings agree throughout the corpus: learned from every pair that both state
     one (at least SIBLING_PAIRS of them, SIBLING_AGREEMENT of them the same), so that GPU counts
     are shared and memory, which the `m` letter changes, is not. Also returns, per learned
-    attribute, the log-odds of the pairs' agreement (`rule_agreement`'s measure)."""
-    series: dict[str, Counter[str]] = defaultdict(Counter)
+    attribute, the log-odds of the pairs' agreement (`rule_agreement`'s measure). `homes` is
+    each size's series (`home_series`), worked out here when not given."""
+    homes = home_series(claims, sources) if homes is None else homes
     stated: dict[tuple[str, str], dict[str, Claim]] = defaultdict(dict)
     trust: dict[tuple[str, str], float] = {}
     named: set[str] = set()
@@ -116,9 +133,7 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know:
         named.add(c.entity)
         if (where := official.get(c.document)) is None or c.is_range:
             continue
-        if c.attribute == "series" and c.value_text:
-            series[c.entity][c.value_text] += 1
-        elif c.method != "derived" and c.attribute not in ("series", "lifecycle", "retirement_date"):
+        if c.method != "derived" and c.attribute not in ("series", "lifecycle", "retirement_date"):
             # Of the authoritative kinds, only the one trusted most on the attribute speaks: an API
             # catalog's whole GPU for a page's 1/8 of one must not make the sibling's value ambiguous.
             key, weight = (c.entity, c.attribute), where[0].weight_for(c.attribute)
@@ -131,8 +146,8 @@ def sibling_claims(claims: Sequence[Claim], sources: Mapping[str, Source], know:
     families: dict[tuple[str, int], list[str]] = defaultdict(list)
     for entity in sorted(named):
         size = parse_size(entity)
-        if size is not None and series[entity]:
-            families[(series[entity].most_common(1)[0][0], size.constrained_vcpus or size.vcpus)].append(entity)
+        if size is not None and (home := homes.get(entity)):
+            families[(home, size.constrained_vcpus or size.vcpus)].append(entity)
     attributes: dict[str, set[str]] = defaultdict(set)
     for entity, attribute in stated:
         attributes[entity].add(attribute)
@@ -195,12 +210,16 @@ Siblings = tuple[list[Claim], dict[tuple[str, str], float]]
 
 
 def name_rules(
-    claims: Sequence[Claim], sources: Mapping[str, Source], know: Knowledge, mentions: Sequence[Mention] = ()
+    claims: Sequence[Claim],
+    sources: Mapping[str, Source],
+    know: Knowledge,
+    mentions: Sequence[Mention] = (),
+    homes: Mapping[str, str] | None = None,
 ) -> NameRules:
     """The claims the size names make (`NameRules`), from every claim and the sizes official
     comparison tables name (`mentions`): a size a list names and no document states a value for
-    is a size all the same, with what its name says."""
-    follows = name_vcpus_hold(claims, sources)
+    is a size all the same, with what its name says. `homes`: as `name_vcpus_hold` takes it."""
+    follows = name_vcpus_hold(claims, sources, homes)
     made, diagnostics = _name_claims(claims, sources, know, follows, mentions)
     return NameRules(follows, made, diagnostics)
 
