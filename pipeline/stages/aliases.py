@@ -389,17 +389,27 @@ def superseded(claims: Sequence[Claim], sources: Mapping[str, Source]) -> dict[s
             listed[c.document].add(c.entity)
         if c.attribute == "series" and c.value_text:
             series.setdefault((c.document, c.entity), c.value_text)
+    # Indexed once, not for each older version (10,000 documents): each version's documents,
+    # and the sizes each document's tables list under each series.
+    versions: dict[str, set[str]] = defaultdict(set)
+    for path, src in sources.items():
+        versions[src.voice].add(path)
+    of_series: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for document, sizes in listed.items():
+        for size in sorted(sizes):
+            if under := series.get((document, size)):
+                of_series[(document, under)].append(size)
     out: dict[str, str] = {}
     for older, src in sorted(sources.items()):
         newest = src.copy_of
         if not newest or newest not in listed or src.kind == "api_catalog":
             continue
-        group = {path for path, s in sources.items() if s.voice == newest}
+        group = versions.get(newest, set())
         for size in sorted(listed[older] - listed[newest]):
             if named_by[size] - group or size in out:
                 continue
             under = series.get((older, size))
-            same = sorted(s for s in listed[newest] if under and series.get((newest, s)) == under)
+            same = of_series.get((newest, under), []) if under else []
             if not same:
                 continue
             out[size] = (
