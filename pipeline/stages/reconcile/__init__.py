@@ -41,7 +41,7 @@ from pipeline.knowledge.registry import Source
 from pipeline.records import Claim, Conflict, Fact, Reconciled
 from pipeline.stages.calibrate import Model
 from pipeline.stages.reconcile.finishing import finish, merge
-from pipeline.stages.reconcile.planning import Decided, Failure, Plan, decide, entities_of, last_checks, plan
+from pipeline.stages.reconcile.planning import Decided, Failure, Plan, decide, last_checks, plan
 from pipeline.stages.reconcile.reasons import listed
 from pipeline.stages.reconcile.rules import (
     NameRules,
@@ -66,7 +66,6 @@ __all__ = [
     "Reconciled",
     "Siblings",
     "decide",
-    "entities_of",
     "finish",
     "home_series",
     "last_checks",

@@ -22,12 +22,11 @@ def _decide(
     official: set[str],
     tier: Mapping[str, Tier],
     know: Knowledge,
-    facts: Mapping[tuple[str, str], Fact],
 ) -> tuple[Fact, list[Conflict]]:
     if len(votes) == 1:  # most keys: one claim, nothing to group, rank or set against it
         return _decide_one(key, kind, votes[0], official, tier), []
     entity, attribute = key
-    keyed = sorted(((_group_key(g, tier), g) for g in _group(votes, attribute, know)), key=itemgetter(0), reverse=True)
+    keyed = sorted(((_group_key(g), g) for g in _group(votes, attribute, know)), key=itemgetter(0), reverse=True)
     groups = [g for _, g in keyed]
     win = groups[0]
     best = win.best

@@ -107,7 +107,7 @@ def plan(
     patterns = patterns if patterns is not None else series_patterns(claims, sources, know)
     name_claims = rule_made(names, siblings)
     unverified = unverified or {}
-    kinds, official = entities_of(claims, sources, name_claims, unverified)
+    kinds, official = _entities(claims, sources, name_claims, unverified)
     model = calibration_model or calibration()
     rules = rule_agreement(claims, name_claims, sources) | siblings[1]
     by_key: dict[tuple[str, str], list[_Vote]] = defaultdict(list)
@@ -143,13 +143,12 @@ def plan(
     return p
 
 
-def entities_of(
+def _entities(
     claims: Sequence[Claim], sources: Mapping[str, Source], name_claims: Sequence[Claim], unverified: Mapping[str, str]
 ) -> tuple[dict[str, str], set[str]]:
     """Each entity of `claims` and of the claims the rules make (`rule_made`) with its kind, and
     the entities an official page names (a size `unverified` names, one no current page lists,
-    never is): what a plan holds of them (`Plan.kinds`, `Plan.official`), and what the runner
-    reads of them to make its buckets before the plan is made (`pipeline.runner.bucketing.shape`)."""
+    never is): what a plan holds of them (`Plan.kinds`, `Plan.official`)."""
     documents = _official(sources)
     official = {c.entity for c in claims if c.document in documents} - set(unverified)
     kinds: dict[str, str] = {c.entity: c.entity_kind for c in (*claims, *name_claims)}
@@ -177,7 +176,7 @@ def _admit(p: Plan, entities: Container[str] | None) -> None:
 def _membership(p: Plan, keys: Iterable[tuple[str, str]]) -> None:
     """Decide the series keys `keys` into `p.facts`, their conflict rows into `p.series_conflicts`."""
     for key in sorted(keys):
-        fact, rows = _decide(key, p.kinds[key[0]], p.by_key[key], p.official, p.tier, p.know, p.facts)
+        fact, rows = _decide(key, p.kinds[key[0]], p.by_key[key], p.official, p.tier, p.know)
         p.facts[key] = fact
         p.series_conflicts.extend(rows)
 
@@ -272,7 +271,7 @@ def decide(p: Plan, entities: Container[str] | None = None) -> Decided:
     for key in keys:
         votes = by_key[key]
         _check(key, votes, facts, by_key, know, follows.get(key[0], True), p.patterns)
-        fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know, facts)
+        fact, rows = _decide(key, kinds[key[0]], votes, official, tier, know)
         facts[key] = fact
         if rows:
             conflicts.extend(rows)

@@ -109,7 +109,7 @@ def _group(votes: Sequence[_Vote], attribute: str, know: Knowledge) -> list[_Gro
     return groups
 
 
-def _group_key(g: _Group, tier: Mapping[str, Tier]) -> tuple[float, int, int, str]:
+def _group_key(g: _Group) -> tuple[float, int, int, str]:
     best = g.best
     top = best.weight  # the best vote is the heaviest (`_vote_key`)
     newest = max((v.as_of.toordinal() for v in g.votes if v.as_of and v.weight >= top - 1e-9), default=0)
