@@ -36,6 +36,7 @@ from pipeline.knowledge.names import SizeName, name_tokens, parse_size, skeleton
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.knowledge.values import prefix_twin_values, same_value, twin_values
 from pipeline.records import Claim, Diagnostic, Mention
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING, listed
 
 MIN_SHARED = 3
 """Values a name must share with the known size, all equal, for a token's difference to
@@ -47,7 +48,8 @@ a row and get one cell wrong): never certain."""
 CONVENTIONAL = 2
 """Other pairs of sizes a token must tell apart for it to be the convention's variant."""
 
-_RULES = ("name_convention", "sibling")
+_RULES = (NAME_CONVENTION, SIBLING)
+"""The methods of the claims reconcile's rules make: no document's use of a name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +264,7 @@ def _letters(
         else ("an API catalog" if best.in_api else "an official size table")
     )
     reasons = [
-        f"leaves out {_listed(parts)} of {known.canonical}, the one size of family {known.family} with "
+        f"leaves out {listed(parts)} of {known.canonical}, the one size of family {known.family} with "
         f"{n.size.vcpus} vCPUs and those letters that {where} lists",
         f"no {'API catalog or ' if catalogs else ''}official size table lists {n.size.canonical}",
         f"named by {len(n.voices)} document{'s' if len(n.voices) > 1 else ''}",
@@ -270,10 +272,6 @@ def _letters(
     if stated:
         reasons.append(f"its values: {stated}")
     return Alias(entity, known.canonical, False, "; ".join(reasons))
-
-
-def _listed(parts: Sequence[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _shown(equal: Sequence[str]) -> str:
