@@ -85,10 +85,23 @@ class Model:
 
 
 @functools.cache
-def model() -> Model:
-    """The model of knowledge/calibration.toml, read once per process."""
+def _table() -> dict[str, object]:
+    """knowledge/calibration.toml, read once per process."""
     text = resources.files("pipeline.knowledge").joinpath("calibration.toml").read_text(encoding="utf-8")
-    return parse_model(tomllib.loads(text))
+    return tomllib.loads(text)
+
+
+@functools.cache
+def model() -> Model:
+    """The model of knowledge/calibration.toml."""
+    return parse_model(_table())
+
+
+def held_out_min_labels() -> int:
+    """Labels a family needs to be scored apart (`held_out`), from calibration.toml's `[held_out]`."""
+    held = _table()["held_out"]
+    assert isinstance(held, dict)
+    return int(held["min_labels"])
 
 
 def parse_model(data: dict[str, object]) -> Model:
@@ -105,8 +118,8 @@ def parse_model(data: dict[str, object]) -> Model:
     )
 
 
-def model_text(fitted: Model, note: str) -> str:
-    """calibration.toml's text for `fitted`."""
+def model_text(fitted: Model, note: str, min_labels: int | None = None) -> str:
+    """calibration.toml's text for `fitted`; `[held_out]` keeps `min_labels`, else the shipped one."""
     lines = [
         "# The confidence model (pipeline/stages/calibrate.py): confidence = 1 / (1 + exp(-z)), where z is the sum",
         "# of each coefficient times its term of the evidence: 1 (intercept); the logit of the winning",
@@ -143,6 +156,11 @@ def model_text(fitted: Model, note: str) -> str:
         "# the term is how far an attribute lies above or below it, not how many labels it has.",
         "[attribute_expected]",
         *(f"{name} = {expected:.4f}" for name, (_, expected) in sorted(fitted.agreement.items())),
+        "",
+        "# Labels a GPU family's sizes need before `held_out` scores the family by the model fitted",
+        "# without them: an ECE of a few labels is one value's luck. A family of fewer always trains.",
+        "[held_out]",
+        f"min_labels = {held_out_min_labels() if min_labels is None else min_labels}",
         "",
     ]
     return "\n".join(lines)
@@ -277,10 +295,6 @@ def fit(labels: Sequence[Label], prior: Model, iterations: int = 50) -> Model:
     return replace(measured, coefficients=tuple(round(float(b), 4) for b in beta))
 
 
-FAMILIES = ("NC", "ND", "NG", "NV")
-"""The GPU families `held_out` leaves out one at a time: the four with official pages of their own."""
-
-
 @dataclass(frozen=True, slots=True)
 class HeldOut:
     """A family's labels scored by the model fitted without them."""
@@ -296,12 +310,23 @@ def family_of(label: Label) -> str | None:
     return size.family if size else None
 
 
-def held_out(labels: Sequence[Label], prior: Model, families: Sequence[str] = FAMILIES) -> list[HeldOut]:
-    """For each family, the ECE on its labels of the model (coefficients and attributes'
-    agreement) fitted on the other labels alone: how the fit does on pages it has never seen,
-    as a new page of a new series will test it. Labels of sizes of no family listed always train."""
+def families(labels: Sequence[Label], min_labels: int | None = None) -> list[str]:
+    """The families `held_out` leaves out one at a time: those of the labels' sizes (by the
+    naming convention, `family_of`) with at least `min_labels` labels (`held_out_min_labels`),
+    in order of name. Known from the labels, not listed: a new family's pages are scored once
+    the API catalogs state enough of its values."""
+    least = held_out_min_labels() if min_labels is None else min_labels
+    counts = Counter(family_of(label) for label in labels)
+    return sorted(family for family, n in counts.items() if family is not None and n >= least)
+
+
+def held_out(labels: Sequence[Label], prior: Model, scored: Sequence[str] | None = None) -> list[HeldOut]:
+    """For each family (`families`, unless `scored` names them), the ECE on its labels of the
+    model (coefficients and attributes' agreement) fitted on the other labels alone: how the fit
+    does on pages it has never seen, as a new page of a new series will test it. Labels of sizes
+    of no family scored always train."""
     out = []
-    for family in families:
+    for family in families(labels) if scored is None else scored:
         inside = [x for x in labels if family_of(x) == family]
         fitted = fit([x for x in labels if family_of(x) != family], prior)
         bins = reliability([(fitted.judges(x), x.correct) for x in inside])
