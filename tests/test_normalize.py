@@ -355,6 +355,36 @@ def test_one_gpu_memory_is_both_per_gpu_and_total() -> None:
     assert per.interpretation == f"one GPU: per-GPU and total memory are the same; {JEDEC}"
 
 
+@pytest.mark.parametrize(
+    ("sizes", "per_gpu", "total", "why"),
+    [
+        (None, 16.0, 128.0, "128 / 8 GPUs = 16 GiB matches the known GPU memory sizes; read as the total"),
+        (
+            (128.0,),
+            128.0,
+            1024.0,
+            "128 GiB matches the known GPU memory sizes and 128 / 8 does not; read as per GPU",
+        ),
+    ],
+)
+def test_gpu_memory_of_a_row_naming_no_model_is_read_with_the_knowledge_passed(
+    sizes: tuple[float, ...] | None, per_gpu: float, total: float, why: str
+) -> None:
+    # | ND40rs\_v2 | ... | 8 | 128 GB | ...: the V100 taken out of every row, eight GPUs of no
+    # model named, so every known size counts
+    know = knowledge.load()
+    if sizes is not None:  # every GPU made with these sizes alone
+        know = replace(know, gpus=tuple(replace(g, memory_gib=sizes) for g in know.gpus))
+    text = (FIXTURES / THIRD_PARTY).read_text(encoding="utf-8").replace(" x V100 |", " |")
+    doc, _ = parse_bytes(f"{FOLDER}/{THIRD_PARTY}", text.encode("utf-8"))
+    assert doc is not None and "V100" not in doc.text
+    n = normalize([extract(doc)], know)
+    (per,) = claims_at(n, THIRD_PARTY, 8, "gpu_memory_gib", "GPU Memory")
+    (tot,) = claims_at(n, THIRD_PARTY, 8, "gpu_memory_total_gib", "GPU Memory")
+    assert (per.value_number, tot.value_number) == (per_gpu, total)
+    assert per.interpretation is not None and per.interpretation.startswith(why)
+
+
 # ------------------------------------------------------------------------- part tables
 
 # line, column, cell as written, attribute, value, range
