@@ -206,7 +206,8 @@ class Link:
 class Phrase:
     attribute: str
     pattern: re.Pattern[str]
-    value: str | None
+    value: str | bool | None
+    """The value the phrase states when its pattern captures none: a flag's `true`/`false`, else a text."""
     parser: str
     needs: tuple[str, ...] = ()
     """Lowercase words of which the pattern cannot match without one; empty: always search."""
@@ -222,7 +223,6 @@ class Knowledge:
     attributes: Mapping[str, Attribute]
     units: Mapping[str, Unit]
     unit_aliases: Mapping[str, str]
-    canonical_units: Mapping[str, str]
     count_words: Mapping[str, str]
     columns: tuple[ColumnRule, ...]
     keys: tuple[KeyRule, ...]
@@ -403,7 +403,7 @@ def load() -> Knowledge:
     """Load every table once per process: each table by its reader below, the names of
     attributes they use checked against attributes.toml (`_check_attributes`)."""
     attrs = _attributes(_table("attributes.toml"))
-    units, canonical, aliases, count_words, unit_re = _units(_table("units.toml"))
+    units, aliases, count_words, unit_re = _units(_table("units.toml"))
     headers = _table("headers.toml")
     columns, keys, parts = _headers(headers)
     gpus, gpu_re = _gpus(_table("gpus.toml"))
@@ -424,7 +424,6 @@ def load() -> Knowledge:
         attributes=attrs,
         units=units,
         unit_aliases=aliases,
-        canonical_units=canonical,
         count_words=count_words,
         columns=columns,
         keys=keys,
@@ -466,15 +465,13 @@ def _attributes(table: dict[str, Any]) -> dict[str, Attribute]:
     }
 
 
-def _units(
-    table: dict[str, Any],
-) -> tuple[dict[str, Unit], dict[str, str], dict[str, str], dict[str, str], re.Pattern[str]]:
-    """units.toml: the units by symbol, each dimension's canonical unit, the spellings of each
-    unit, the words that count items, and the pattern that finds any of those spellings."""
+def _units(table: dict[str, Any]) -> tuple[dict[str, Unit], dict[str, str], dict[str, str], re.Pattern[str]]:
+    """units.toml: the units by symbol, the spellings of each unit, the words that count items,
+    and the pattern that finds any of those spellings. A dimension's `canonical` names the unit
+    the factors convert into, for the reader of the table: each attribute names its own unit
+    (attributes.toml)."""
     units: dict[str, Unit] = {}
-    canonical: dict[str, str] = {}
     for dim, spec in table["dimension"].items():
-        canonical[dim] = spec["canonical"]
         for symbol, u in spec["units"].items():
             units[symbol] = Unit(symbol=symbol, dimension=dim, factor=float(u["factor"]), twin=u.get("twin"))
     aliases: dict[str, str] = {}
@@ -488,7 +485,7 @@ def _units(
     # pattern is the same in every process (set order depends on the hash seed).
     spellings = sorted(set(aliases) | set(count_words), key=lambda s: (-len(s), s))
     unit_re = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(s) for s in spellings) + r")(?![A-Za-z])")
-    return units, canonical, aliases, count_words, unit_re
+    return units, aliases, count_words, unit_re
 
 
 def _headers(table: dict[str, Any]) -> tuple[tuple[ColumnRule, ...], tuple[KeyRule, ...], tuple[PartRule, ...]]:
@@ -550,7 +547,7 @@ def _phrases(table: dict[str, Any], attrs: Mapping[str, Attribute]) -> tuple[tup
     phrases = tuple(
         Phrase(
             attribute=p["attribute"],
-            value=_phrase_value(p.get("value")),
+            value=_phrase_value(p, attrs.get(p["attribute"])),
             pattern=_compile(
                 p["pattern"]
                 .replace("{SIZE}", SIZE_IN_TEXT)
@@ -645,11 +642,19 @@ def _check_attributes(attrs: Mapping[str, Attribute], named: list[str]) -> None:
         raise ValueError(f"attributes whose total is not derived from them (derived_from): {uncounted}")
 
 
-def _phrase_value(value: object) -> str | None:
-    """A phrase's fixed value as text: `true`/`false` for a flag, as `parse_flag` reads them."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return None if value is None else str(value)
+def _phrase_value(phrase: Mapping[str, Any], attribute: Attribute | None) -> str | bool | None:
+    """A phrase's fixed value: `true`/`false` for a flag attribute, kept a bool, else a text. A
+    flag's value written as text (`"yes"`), or a bool for another kind, is refused: it would
+    state nothing or a text `True`. (An unknown attribute is refused by `_check_attributes`.)"""
+    value = phrase.get("value")
+    if value is None:
+        return None
+    if attribute is not None and isinstance(value, bool) != (attribute.kind == "flag"):
+        raise ValueError(
+            f"phrases.toml: the fixed value {value!r} of a phrase of {attribute.name} (kind {attribute.kind}) "
+            "must be true or false for a flag and a text otherwise"
+        )
+    return value if isinstance(value, bool) else str(value)
 
 
 SIZE_IN_TEXT = r"(?:Standard_)?[A-Z]{1,3}\d+(?:-\d+)?[a-z]+(?:[A-Z]\d+[a-z]*)?(?:_[A-Za-z0-9]+)*"

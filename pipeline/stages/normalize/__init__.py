@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.knowledge import Knowledge
-from pipeline.knowledge.names import SeriesName, member_of, parse_series, parse_size
+from pipeline.knowledge.names import member_of, parse_size
 from pipeline.records import Claim, Diagnostic, Document, Extraction, Mention, Price, Statement, compact
 from pipeline.stages.normalize.catalogs import _catalog
 from pipeline.stages.normalize.cells import _table_row
@@ -69,7 +69,6 @@ __all__ = [
     "normalize",
     "normalize_document",
     "provenance_order",
-    "series_of",
     "source_family",
 ]
 
@@ -249,8 +248,3 @@ def _title_line(doc: Document) -> int | None:
         if _TITLE_LINE.match(line):
             return i
     return None
-
-
-def series_of(written: str) -> SeriesName | None:
-    """Exposed for tests and the CLI: the series a heading or title names."""
-    return parse_series(written)

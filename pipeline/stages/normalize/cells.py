@@ -143,7 +143,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
         ]
     if rule.parser == "text":
         return [_Value(rule.attributes[0], text=text)]
-    return _whole(ctx, _number(ctx, fam, st, rule.attributes[0], text, units[-1] if units else None))
+    return _whole(ctx, _number(ctx, fam, st, rule.attributes[0], text, units[-1]))
 
 
 def _disk_group(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule, header: str | None) -> list[_Value]:

@@ -14,7 +14,7 @@ import re
 
 from pipeline.knowledge import Phrase
 from pipeline.knowledge.names import find_series_groups, member_of, parse_size
-from pipeline.knowledge.values import format_number, parse_date_text, parse_flag, parse_number, read_link
+from pipeline.knowledge.values import format_number, parse_date_text, parse_number, read_link
 from pipeline.records import EntityKind, Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _emit, _series_entity, _Value
 from pipeline.stages.normalize.sources import SourceFamily
@@ -160,9 +160,9 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
     note = f"from running text: {m.group(0).strip()!r}"
     groups = m.groupdict()
     raw = groups.get("value")
+    if isinstance(phrase.value, bool):  # a flag's, as phrases.toml must give it (`knowledge._phrase_value`)
+        return [_Value(phrase.attribute, flag=phrase.value, interpretation=note)]
     if phrase.value is not None:
-        if ctx.know.attributes[phrase.attribute].kind == "flag":
-            return [_Value(phrase.attribute, flag=parse_flag(phrase.value), interpretation=note)]
         return [_Value(phrase.attribute, text=phrase.value, interpretation=note)]
     if not raw:
         return []
