@@ -38,7 +38,7 @@ from pipeline.knowledge.names import member_of, parse_size
 from pipeline.records import Claim, Diagnostic, Document, Extraction, Mention, Price, Statement, compact
 from pipeline.stages.normalize.catalogs import _catalog
 from pipeline.stages.normalize.cells import _table_row
-from pipeline.stages.normalize.claims import _Context, _emit, _Value
+from pipeline.stages.normalize.claims import _Context, _series_claim
 from pipeline.stages.normalize.gpus import _decide_gpu_memory, _PendingMemory
 from pipeline.stages.normalize.parts import _key_value, _part
 from pipeline.stages.normalize.prose import _phrases
@@ -202,11 +202,11 @@ def _mention(ctx: _Context, st: Statement) -> None:
     for written in st.parts or (st.raw_text,):
         size = parse_size(written)
         ctx.mentions.append(Mention(st.document, st.line, written, size.canonical if size else None, "comparison"))
-        if size and series and st.context and member_of(size, st.context):
-            where = replace(st, raw_text=written, subject=written, subject_as_written=written)
+        if size and series:
             heading = st.section.rsplit(" > ", 1)[-1] or st.context
             why = f"a row of a table comparing it with other sizes, under the heading {heading!r} (series {series})"
-            _emit(ctx, where, size.canonical, "size", _Value("series", text=series, interpretation=why))
+            at = {"raw_text": written, "subject": written, "subject_as_written": written}
+            _series_claim(ctx, st, size.canonical, size, series, st.context, why, **at)
 
 
 def _check_page_subject(ctx: _Context, ex: Extraction) -> None:

@@ -13,10 +13,10 @@ import datetime as dt
 import re
 
 from pipeline.knowledge import Phrase
-from pipeline.knowledge.names import find_series_groups, member_of, parse_size
+from pipeline.knowledge.names import find_series_groups, parse_size
 from pipeline.knowledge.values import format_number, parse_date_text, parse_number, read_link
 from pipeline.records import EntityKind, Statement
-from pipeline.stages.normalize.claims import _Context, _convert, _emit, _series_entity, _Value
+from pipeline.stages.normalize.claims import _Context, _convert, _emit, _series_claim, _series_entity, _Value
 from pipeline.stages.normalize.sources import SourceFamily
 from pipeline.stages.normalize.values import _cpu_values
 
@@ -68,11 +68,14 @@ def _prose_size_series(
     series = [name for name, kind in subjects if kind == "series"] or [s for s in [_series_entity(ctx, st)] if s]
     for name, kind in subjects:
         size = parse_size(name) if kind == "size" else None
-        home = next((s for s in series if size and member_of(size, s)), None)
-        if home is None or (name, "series", home) in seen:
-            continue
-        seen.add((name, "series", home))
-        _emit(ctx, st, name, "size", _Value("series", text=home, interpretation=f"named in a sentence about {home}"))
+        for home in series if size else ():
+            # The first series the size can belong to is its home, said once: a series in `seen`
+            # was said, so the size can belong to it, and it is the home.
+            if (name, "series", home) in seen:
+                break
+            if _series_claim(ctx, st, name, size, home, home, f"named in a sentence about {home}"):
+                seen.add((name, "series", home))
+                break
 
 
 def _pair(
