@@ -81,13 +81,17 @@ class KeyRule:
     parser: str
 
 
+UnitsByPattern = tuple[tuple[re.Pattern[str], Mapping[str, str]], ...]
+"""Maps of units, each after the pattern a `<br>` piece picks it by (`_words`), in the table's order."""
+
+
 @dataclass(frozen=True, slots=True)
 class PartRule:
     pattern: re.Pattern[str]
     units: Mapping[str, str]
-    qualified: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    qualified: UnitsByPattern = ()
     """A pattern in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
-    also: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    also: UnitsByPattern = ()
     """A pattern in the piece (`16 TiB (NVMe)`) that says what the part's own items are, so that
     they are read with these units as well."""
 
@@ -100,12 +104,15 @@ class PartRule:
         return _named_in(self.also, piece)
 
 
-def _named_in(maps: Mapping[str, Mapping[str, str]], piece: str) -> Mapping[str, str] | None:
-    """The map of the first pattern `piece` holds as a word of its own."""
-    for pattern, units in maps.items():
-        if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
-            return units
-    return None
+def _named_in(maps: UnitsByPattern, piece: str) -> Mapping[str, str] | None:
+    """The map of the first pattern `piece` holds."""
+    return next((units for pattern, units in maps if pattern.search(piece)), None)
+
+
+def _words(maps: Mapping[str, Mapping[str, str]]) -> UnitsByPattern:
+    """headers.toml's maps of units by pattern, each pattern compiled once to be found as a word
+    of its own in any case (every `<br>` piece of every part row is tried against them)."""
+    return tuple((_compile(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])"), dict(units)) for pattern, units in maps.items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,7 +424,7 @@ def load() -> Knowledge:
     named += sorted(pattern.attributes)
     named += [f.attribute for f in catalog_fields.values()]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
-    named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
+    named += [a for p in parts for _, u in (*p.qualified, *p.also) for a in u.values()]
     named += [k.flag for k in links if k.flag]
     _check_attributes(attrs, named)
     return Knowledge(
@@ -508,8 +515,8 @@ def _headers(table: dict[str, Any]) -> tuple[tuple[ColumnRule, ...], tuple[KeyRu
         PartRule(
             pattern=_compile(p["match"]),
             units=dict(p["units"]),
-            qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
-            also={w: dict(u) for w, u in p.get("also", {}).items()},
+            qualified=_words(p.get("qualified", {})),
+            also=_words(p.get("also", {})),
         )
         for p in table["part"]
     )
