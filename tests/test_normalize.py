@@ -468,6 +468,34 @@ def test_feature(name: str, line: int, series: str, attribute: str, value: bool 
         assert (claim.value_text, claim.value) == (value, value)
 
 
+CATALOG_HEADER = (
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,Generation"
+)
+
+
+@pytest.mark.parametrize(
+    ("generation", "stated"),
+    [
+        # sources/catalogs/skypilot/v6-azure-vms-N.csv:145, its generation column written three ways
+        pytest.param("V1", ("1", True, False), id="V1"),
+        pytest.param("V2", ("2", False, True), id="V2"),
+        pytest.param('"V1,V2"', ("1,2", True, True), id="both"),
+    ],
+)
+def test_a_catalogs_generation_column_states_the_list_and_derives_each_generation(
+    generation: str, stated: tuple[str, bool, bool]
+) -> None:
+    row = f"Standard_NV12s_v3,M60,1,12.0,112,M60,1.14,0.126084,westus2,{generation}"
+    doc, _ = parse_bytes("catalogs/vms.csv", f"{CATALOG_HEADER}\n{row}\n".encode())
+    assert doc is not None
+    n = normalize([extract(doc)])
+    found = {c.attribute: c for c in n.claims if c.column == "Generation"}
+    listed, first, second = (found[a] for a in ("vm_generations", "generation_1_vms", "generation_2_vms"))
+    assert (listed.value_text, first.value_bool, second.value_bool) == stated
+    assert (listed.method, first.method, second.method) == ("catalog", "derived", "derived")
+    assert len(found) == 3
+
+
 @pytest.mark.parametrize(
     ("line", "written"), [(8, "Live Migration: Not Supported"), (27, "Ultra Disks: Not Supported")]
 )

@@ -190,11 +190,18 @@ class CatalogFormat:
 class CatalogField:
     """What one catalog column or capability states."""
 
-    attribute: str
+    attributes: tuple[str, ...]
+    """The attribute it states, or where its parser states several (`generations`) each of them,
+    as headers.toml's rules name theirs."""
     parser: str = "number"
     unit: str | None = None
     note: str | None = None
     values: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def attribute(self) -> str:
+        """The attribute the field states (the first, where it states several)."""
+        return self.attributes[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +429,7 @@ def load() -> Knowledge:
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
     named += [f.attribute for f in letters if f.attribute]
     named += sorted(pattern.attributes)
-    named += [f.attribute for f in catalog_fields.values()]
+    named += [a for f in catalog_fields.values() for a in f.attributes]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
     named += [a for p in parts for _, u in (*p.qualified, *p.also) for a in u.values()]
     named += [k.flag for k in links if k.flag]
@@ -601,7 +608,7 @@ def _catalogs(table: dict[str, Any]) -> tuple[tuple[CatalogFormat, ...], dict[st
     )
     catalog_fields = {
         name: CatalogField(
-            attribute=f["attribute"],
+            attributes=tuple(f["attributes"]) if "attributes" in f else (f["attribute"],),
             parser=f.get("parser", "number"),
             unit=f.get("unit"),
             note=f.get("note"),

@@ -17,6 +17,7 @@ from pipeline.stages.normalize.sources import SourceFamily
 from pipeline.stages.normalize.values import (
     _Cell,
     _fill_shares,
+    _generation_values,
     _joined,
     _no_value,
     _quantity_values,
@@ -109,9 +110,7 @@ def _key_value(ctx: _Context, st: Statement) -> bool:
     if rule.parser == "generations":
         gens = parse_generations(text)
         if gens:
-            values.append(_Value(rule.attributes[0], text=",".join(str(g) for g in gens)))
-            values.append(_Value(rule.attributes[1], flag=1 in gens))
-            values.append(_Value(rule.attributes[2], flag=2 in gens))
+            values.extend(_generation_values(rule.attributes, gens))
     elif rule.parser in ("flag", "flag_detail"):
         flag = parse_flag(text)
         if flag is not None:

@@ -3,13 +3,14 @@
 Numbers and ranges in the attribute's canonical unit (`_number`, `_quantity_values`), a figure
 no one item can be read as the total (`_whole`: `max` and `total` in attributes.toml), a row's
 count x share filled whichever it prints (`_fill_shares`), texts and labeled texts
-(`_text_values`: headers.toml gives the labels) and processors with their maker
-(`_cpu_values`: cpus.toml).
+(`_text_values`: headers.toml gives the labels), processors with their maker
+(`_cpu_values`: cpus.toml) and VM generations (`_generation_values`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from pipeline.knowledge.labels import normalize_label
@@ -40,6 +41,20 @@ def _whole(ctx: _Context, values: list[_Value]) -> list[_Value]:
         )
         out.append(replace(v, attribute=attr.total, interpretation=_joined(why, v.interpretation)))
     return out
+
+
+def _generation_values(
+    attributes: Sequence[str], gens: Sequence[int], note: str | None = None, derived: bool = False
+) -> list[_Value]:
+    """The VM generations a statement names, as the rule's `attributes` say (headers.toml
+    `[[key]]`, catalogs.toml `[field]`): the list, then whether generation 1 and generation 2 are
+    among them, `derived` where the source states only the list (a catalog's column)."""
+    listed, first, second = attributes
+    return [
+        _Value(listed, text=",".join(str(g) for g in gens), interpretation=note),
+        _Value(first, flag=1 in gens, derived=derived),
+        _Value(second, flag=2 in gens, derived=derived),
+    ]
 
 
 def _joined(*notes: str | None) -> str | None:
