@@ -275,6 +275,36 @@ def test_composite_cell(
         assert claim.value_number == value
 
 
+NVLINK_3 = {"interconnect": "NVLink 3.0", "nvlink": "true"}
+
+
+@pytest.mark.parametrize(
+    ("cell", "claims"),
+    [
+        # AD/nda100-v4-series.md:51
+        pytest.param("8 A100 40 GB GPUs (NVLink 3.0)", NVLINK_3, id="nvlink-3.0"),
+        # AD/nd-h100-v5-series.md:51
+        pytest.param("8 H100 80 GB GPUs(NVLink)", {"interconnect": "NVLink", "nvlink": "true"}, id="no-space"),
+        pytest.param("8 A100 40 GB GPUs (NVLINK 3)", NVLINK_3, id="normal-form"),
+        pytest.param("8 A100 40 GB GPUs (SXM4) (NVLink 3.0)", NVLINK_3, id="the-bracket-naming-a-link"),
+        pytest.param(
+            "8 MI300X GPUs (4th-Gen AMD Infinity Fabric)",
+            {"interconnect": "AMD Infinity Fabric 4th gen"},
+            id="infinity-fabric-says-nothing-of-nvlink",
+        ),
+        pytest.param("8 A100 80 GB GPUs (PCIe)", {}, id="no-link-of-the-table"),
+    ],
+)
+def test_a_gpu_cells_link_is_read_as_running_texts_with_its_flag(cell: str, claims: dict[str, str]) -> None:
+    n = normalize([edited(A100, "| 8 A100 40 GB GPUs (NVLink 3.0) |", f"| {cell} |")])
+    found = claims_at(n, A100, 10, "interconnect") + claims_at(n, A100, 10, "nvlink")
+    assert {c.attribute: c.value for c in found} == claims
+    assert all(c.method == "table" for c in found)
+    assert [c.interpretation for c in found if c.attribute == "nvlink"] == (
+        ["NVLink names the GPUs' link"] if "nvlink" in claims else []
+    )
+
+
 def test_gpu_cell_total_says_how_it_was_derived() -> None:
     claim = one_claim(A100, 10, "gpu_memory_total_gib", "GPU")
     assert claim.interpretation == "derived: 8 GPUs x 40 GiB"

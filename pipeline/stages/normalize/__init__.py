@@ -16,7 +16,8 @@ kind), then the documents' claims gathered (`gather`). The rooms:
 - `claims`: a value made a claim (`_emit`), numbers in canonical units (`_convert`, units.toml);
 - `values`: numbers, totals, shares and texts read from a piece of a cell, for every room;
 - `cells`: the rows of size tables, cell by cell (headers.toml `[[column]]`);
-- `gpus`: GPU cells, and GPU memory per GPU, total or whole cards (gpus.toml);
+- `gpus`: GPU cells (their link by phrases.toml `[[link]]`), and GPU memory per GPU, total or
+  whole cards (gpus.toml);
 - `parts`: Part | Quantity | Specs rows and `key: value` lines, about a series (headers.toml);
 - `prose`: values stated in running text (phrases.toml);
 - `catalogs`: what machine-made catalogs state (catalogs.toml).

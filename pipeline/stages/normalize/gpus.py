@@ -18,10 +18,11 @@ from pipeline.knowledge.values import format_number, parse_number
 from pipeline.records import Diagnostic, Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _emit, _not_a_value, _Value
 from pipeline.stages.normalize.sources import SourceFamily
+from pipeline.stages.normalize.values import _link_values
 
 # Compiled once, as the stage's patterns are (see `pipeline.stages.normalize`).
 _GPU_COUNT = re.compile(r"^\s*(\d+\s*/\s*\d+|\d+(?:\.\d+)?)(?:\s*[x×])?", re.IGNORECASE)
-_GPU_LINK = re.compile(r"\(([^)]*(?:nvlink|infiniband|pcie|sxm|xgmi|infinity fabric)[^)]*)\)", re.IGNORECASE)
+_BRACKETED = re.compile(r"\(([^)]*)\)")  # where a GPU cell writes the link: `(NVLink 3.0)`
 _GB = re.compile(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b")
 
 
@@ -76,9 +77,12 @@ def _gpu_cell(ctx: _Context, fam: SourceFamily, st: Statement) -> list[_Value]:
                 interpretation=f"derived: {format_number(count_v)} GPUs x {format_number(per)} GiB",
             )
         )
-    link = _GPU_LINK.search(rest)
-    if link:
-        out.append(_Value("interconnect", text=link.group(1).strip()))
+    # The link is written in brackets (`(NVLink 3.0)`): the first that names one of phrases.toml's
+    # `[[link]]`, read as running text's are (its normal form, and the flag it states).
+    for bracketed in _BRACKETED.finditer(rest):
+        if link := _link_values(ctx, "interconnect", bracketed.group(1), None):
+            out.extend(link)
+            break
     if not out:
         _not_a_value(ctx, st)
     return out

@@ -14,11 +14,11 @@ import re
 
 from pipeline.knowledge import Phrase
 from pipeline.knowledge.names import find_series_groups, parse_size
-from pipeline.knowledge.values import format_number, parse_date_text, parse_number, read_link
+from pipeline.knowledge.values import format_number, parse_date_text, parse_number
 from pipeline.records import EntityKind, Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _emit, _series_claim, _series_entity, _Value
 from pipeline.stages.normalize.sources import SourceFamily
-from pipeline.stages.normalize.values import _cpu_values
+from pipeline.stages.normalize.values import _cpu_values, _link_values
 
 # Compiled once, as the stage's patterns are (see `pipeline.stages.normalize`).
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
@@ -202,19 +202,6 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
             interpretation=note + (f"; {conv[2]}" if conv[2] else ""),
         )
     ]
-
-
-def _link_values(ctx: _Context, attribute: str, written: str, note: str) -> list[_Value]:
-    """A GPU interconnect in its normal form (`fifth-generation NVLink` is NVLink 5.0), and the
-    flag its name states (NVLink: `nvlink`); phrases.toml's `[[link]]` table says which."""
-    found = read_link(written, ctx.know)
-    if found is None:
-        return []
-    link, name = found
-    out = [_Value(attribute, text=name, interpretation=note)]
-    if link.flag:
-        out.append(_Value(link.flag, flag=True, interpretation=f"{note}; {link.name} names the GPUs' link"))
-    return out
 
 
 def _lifecycle_of(ctx: _Context, when: dt.date) -> list[_Value]:

@@ -4,7 +4,8 @@ Numbers and ranges in the attribute's canonical unit (`_number`, `_quantity_valu
 no one item can be read as the total (`_whole`: `max` and `total` in attributes.toml), a row's
 count x share filled whichever it prints (`_fill_shares`), texts and labeled texts
 (`_text_values`: headers.toml gives the labels), processors with their maker
-(`_cpu_values`: cpus.toml) and VM generations (`_generation_values`).
+(`_cpu_values`: cpus.toml), GPU links (`_link_values`: phrases.toml `[[link]]`) and VM
+generations (`_generation_values`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from pipeline.knowledge.labels import normalize_label
-from pipeline.knowledge.values import Quantity, clean_cpu_model, format_number, is_empty, parse_quantity
+from pipeline.knowledge.values import Quantity, clean_cpu_model, format_number, is_empty, parse_quantity, read_link
 from pipeline.records import Diagnostic, Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _not_a_value, _Value
 from pipeline.stages.normalize.sources import SourceFamily
@@ -55,6 +56,20 @@ def _generation_values(
         _Value(first, flag=1 in gens, derived=derived),
         _Value(second, flag=2 in gens, derived=derived),
     ]
+
+
+def _link_values(ctx: _Context, attribute: str, written: str, note: str | None) -> list[_Value]:
+    """A GPU interconnect in its normal form (`fifth-generation NVLink` is NVLink 5.0), and the
+    flag its name states (NVLink: `nvlink`); phrases.toml's `[[link]]` table says which. For
+    running text and GPU cells (`8 A100 40 GB GPUs (NVLink 3.0)`) alike."""
+    found = read_link(written, ctx.know)
+    if found is None:
+        return []
+    link, name = found
+    out = [_Value(attribute, text=name, interpretation=note)]
+    if link.flag:
+        out.append(_Value(link.flag, flag=True, interpretation=_joined(note, f"{link.name} names the GPUs' link")))
+    return out
 
 
 def _joined(*notes: str | None) -> str | None:
