@@ -300,11 +300,35 @@ def test_a_total_its_item_does_not_derive_is_refused(monkeypatch: pytest.MonkeyP
 # ------------------------------------------------------------------------ phrases
 
 
-def test_a_phrase_of_a_flag_states_its_value_as_a_flag_reads_it() -> None:
+def test_a_phrase_of_a_flag_states_its_value_as_a_flag() -> None:
     # phrases.toml: `value = true` for `nvlink` ("... through NVLINK")
     [phrase] = [p for p in KNOW.phrases if p.attribute == "nvlink"]
-    assert phrase.value == "true"
+    assert phrase.value is True
     assert phrase.pattern.search("Bandwidth is up to 72 GPUs per domain through NVLINK")
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value"),
+    [
+        pytest.param("nvlink", "yes", id="a-flag-written-as-text"),
+        pytest.param("lifecycle", True, id="a-text-written-as-a-flag"),
+    ],
+)
+def test_a_fixed_value_not_of_its_attributes_kind_is_refused(
+    monkeypatch: pytest.MonkeyPatch, attribute: str, value: str | bool
+) -> None:
+    real = knowledge._table
+
+    def table(name: str) -> dict[str, Any]:
+        found = real(name)
+        if name == "phrases.toml":
+            [phrase] = [p for p in found["phrase"] if p["attribute"] == attribute and "value" in p][:1]
+            phrase["value"] = value
+        return found
+
+    monkeypatch.setattr(knowledge, "_table", table)
+    with pytest.raises(ValueError, match=re.escape(f"the fixed value {value!r} of a phrase of {attribute} (kind")):
+        knowledge.load.__wrapped__()
 
 
 def test_link_placeholder_is_every_link_of_the_table() -> None:

@@ -275,6 +275,36 @@ def test_composite_cell(
         assert claim.value_number == value
 
 
+NVLINK_3 = {"interconnect": "NVLink 3.0", "nvlink": "true"}
+
+
+@pytest.mark.parametrize(
+    ("cell", "claims"),
+    [
+        # AD/nda100-v4-series.md:51
+        pytest.param("8 A100 40 GB GPUs (NVLink 3.0)", NVLINK_3, id="nvlink-3.0"),
+        # AD/nd-h100-v5-series.md:51
+        pytest.param("8 H100 80 GB GPUs(NVLink)", {"interconnect": "NVLink", "nvlink": "true"}, id="no-space"),
+        pytest.param("8 A100 40 GB GPUs (NVLINK 3)", NVLINK_3, id="normal-form"),
+        pytest.param("8 A100 40 GB GPUs (SXM4) (NVLink 3.0)", NVLINK_3, id="the-bracket-naming-a-link"),
+        pytest.param(
+            "8 MI300X GPUs (4th-Gen AMD Infinity Fabric)",
+            {"interconnect": "AMD Infinity Fabric 4th gen"},
+            id="infinity-fabric-says-nothing-of-nvlink",
+        ),
+        pytest.param("8 A100 80 GB GPUs (PCIe)", {}, id="no-link-of-the-table"),
+    ],
+)
+def test_a_gpu_cells_link_is_read_as_running_texts_with_its_flag(cell: str, claims: dict[str, str]) -> None:
+    n = normalize([edited(A100, "| 8 A100 40 GB GPUs (NVLink 3.0) |", f"| {cell} |")])
+    found = claims_at(n, A100, 10, "interconnect") + claims_at(n, A100, 10, "nvlink")
+    assert {c.attribute: c.value for c in found} == claims
+    assert all(c.method == "table" for c in found)
+    assert [c.interpretation for c in found if c.attribute == "nvlink"] == (
+        ["NVLink names the GPUs' link"] if "nvlink" in claims else []
+    )
+
+
 def test_gpu_cell_total_says_how_it_was_derived() -> None:
     claim = one_claim(A100, 10, "gpu_memory_total_gib", "GPU")
     assert claim.interpretation == "derived: 8 GPUs x 40 GiB"
@@ -353,6 +383,36 @@ def test_one_gpu_memory_is_both_per_gpu_and_total() -> None:
     assert (per.value_number, tot.value_number) == (16.0, 16.0)
     assert (per.method, tot.method) == ("table", "table")
     assert per.interpretation == f"one GPU: per-GPU and total memory are the same; {JEDEC}"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "per_gpu", "total", "why"),
+    [
+        (None, 16.0, 128.0, "128 / 8 GPUs = 16 GiB matches the known GPU memory sizes; read as the total"),
+        (
+            (128.0,),
+            128.0,
+            1024.0,
+            "128 GiB matches the known GPU memory sizes and 128 / 8 does not; read as per GPU",
+        ),
+    ],
+)
+def test_gpu_memory_of_a_row_naming_no_model_is_read_with_the_knowledge_passed(
+    sizes: tuple[float, ...] | None, per_gpu: float, total: float, why: str
+) -> None:
+    # | ND40rs\_v2 | ... | 8 | 128 GB | ...: the V100 taken out of every row, eight GPUs of no
+    # model named, so every known size counts
+    know = knowledge.load()
+    if sizes is not None:  # every GPU made with these sizes alone
+        know = replace(know, gpus=tuple(replace(g, memory_gib=sizes) for g in know.gpus))
+    text = (FIXTURES / THIRD_PARTY).read_text(encoding="utf-8").replace(" x V100 |", " |")
+    doc, _ = parse_bytes(f"{FOLDER}/{THIRD_PARTY}", text.encode("utf-8"))
+    assert doc is not None and "V100" not in doc.text
+    n = normalize([extract(doc)], know)
+    (per,) = claims_at(n, THIRD_PARTY, 8, "gpu_memory_gib", "GPU Memory")
+    (tot,) = claims_at(n, THIRD_PARTY, 8, "gpu_memory_total_gib", "GPU Memory")
+    assert (per.value_number, tot.value_number) == (per_gpu, total)
+    assert per.interpretation is not None and per.interpretation.startswith(why)
 
 
 # ------------------------------------------------------------------------- part tables
@@ -436,6 +496,34 @@ def test_feature(name: str, line: int, series: str, attribute: str, value: bool 
         assert (claim.value_bool, claim.value) == (value, "true" if value else "false")
     else:
         assert (claim.value_text, claim.value) == (value, value)
+
+
+CATALOG_HEADER = (
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,Generation"
+)
+
+
+@pytest.mark.parametrize(
+    ("generation", "stated"),
+    [
+        # sources/catalogs/skypilot/v6-azure-vms-N.csv:145, its generation column written three ways
+        pytest.param("V1", ("1", True, False), id="V1"),
+        pytest.param("V2", ("2", False, True), id="V2"),
+        pytest.param('"V1,V2"', ("1,2", True, True), id="both"),
+    ],
+)
+def test_a_catalogs_generation_column_states_the_list_and_derives_each_generation(
+    generation: str, stated: tuple[str, bool, bool]
+) -> None:
+    row = f"Standard_NV12s_v3,M60,1,12.0,112,M60,1.14,0.126084,westus2,{generation}"
+    doc, _ = parse_bytes("catalogs/vms.csv", f"{CATALOG_HEADER}\n{row}\n".encode())
+    assert doc is not None
+    n = normalize([extract(doc)])
+    found = {c.attribute: c for c in n.claims if c.column == "Generation"}
+    listed, first, second = (found[a] for a in ("vm_generations", "generation_1_vms", "generation_2_vms"))
+    assert (listed.value_text, first.value_bool, second.value_bool) == stated
+    assert (listed.method, first.method, second.method) == ("catalog", "derived", "derived")
+    assert len(found) == 3
 
 
 @pytest.mark.parametrize(

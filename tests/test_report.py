@@ -170,6 +170,42 @@ def test_an_inherited_value_says_where_from_when_hovered(page: str) -> None:
     assert tip is not None and tip.group(1).endswith("agree. inherited from series NC")
 
 
+def size_tables(page: str) -> dict[str, list[tuple[str, str, str]]]:
+    """Each size table's title and its columns in order, each as its name, label and unit."""
+    found = re.findall(r'<h3 class="table-title">([^<]*)</h3>.*?<thead>(.*?)</thead>', page, flags=re.S)
+    heading = (
+        r'<th scope="col" title="(\w+): [^"]*"><button type="button">'
+        r'<span>([^<]*?)\s*(?:<span class="core">core</span>)?</span>(?:<span class="unit">([^<]*)</span>)?'
+    )
+    return {title: re.findall(heading, head) for title, head in found}
+
+
+@pytest.mark.parametrize(
+    ("title", "before", "after"),
+    [
+        pytest.param(
+            "Compute and GPU",
+            ("gpu_memory_gib", "GPU memory", "GiB per GPU"),
+            ("gpu_memory_total_gib", "GPU memory", "GiB in total"),
+            id="gpu-memory-total",
+        ),
+        pytest.param(
+            "Storage and network",
+            ("nvme_disk_size_gib", "NVMe disk size", "GiB"),
+            ("nvme_disk_total_gib", "NVMe disks", "GiB in total"),
+            id="nvme-total",
+        ),
+    ],
+)
+def test_a_total_is_headed_in_words_beside_the_size_of_one(
+    page: str, title: str, before: tuple[str, str, str], after: tuple[str, str, str]
+) -> None:
+    tables = size_tables(page)
+    columns = tables[title]
+    assert columns[columns.index(before) + 1] == after
+    assert after[0] not in [name for name, _, _ in tables.get("Other attributes", [])]
+
+
 @pytest.mark.parametrize(
     ("size", "family"),
     [

@@ -14,6 +14,7 @@ from pipeline.knowledge.values import (
     Quantity,
     clean_cpu_model,
     format_number,
+    generations_in,
     is_empty,
     ordinal,
     parse_date_text,
@@ -234,6 +235,19 @@ def test_parse_flag(text: str, flag: bool | None) -> None:
 )
 def test_parse_generations(text: str, generations: tuple[int, ...] | None) -> None:
     assert parse_generations(text) == generations
+
+
+@pytest.mark.parametrize(
+    ("text", "generations"),
+    [
+        pytest.param("V1,V2", (1, 2), id="a-catalogs-both"),
+        pytest.param("V2", (2,), id="a-catalogs-two"),
+        pytest.param("1 and 2", (1, 2), id="no-generation-word-needed"),
+        pytest.param("V12", (), id="digit-inside-number"),
+    ],
+)
+def test_generations_in_a_text_known_to_name_them(text: str, generations: tuple[int, ...]) -> None:
+    assert generations_in(text) == generations
 
 
 # ------------------------------------------------------------------------ GPU interconnects

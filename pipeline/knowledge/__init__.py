@@ -81,13 +81,17 @@ class KeyRule:
     parser: str
 
 
+UnitsByPattern = tuple[tuple[re.Pattern[str], Mapping[str, str]], ...]
+"""Maps of units, each after the pattern a `<br>` piece picks it by (`_words`), in the table's order."""
+
+
 @dataclass(frozen=True, slots=True)
 class PartRule:
     pattern: re.Pattern[str]
     units: Mapping[str, str]
-    qualified: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    qualified: UnitsByPattern = ()
     """A pattern in the piece (`960 GiB NVMe Disks`) that sends its units elsewhere."""
-    also: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    also: UnitsByPattern = ()
     """A pattern in the piece (`16 TiB (NVMe)`) that says what the part's own items are, so that
     they are read with these units as well."""
 
@@ -100,12 +104,15 @@ class PartRule:
         return _named_in(self.also, piece)
 
 
-def _named_in(maps: Mapping[str, Mapping[str, str]], piece: str) -> Mapping[str, str] | None:
-    """The map of the first pattern `piece` holds as a word of its own."""
-    for pattern, units in maps.items():
-        if re.search(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])", piece, re.IGNORECASE):
-            return units
-    return None
+def _named_in(maps: UnitsByPattern, piece: str) -> Mapping[str, str] | None:
+    """The map of the first pattern `piece` holds."""
+    return next((units for pattern, units in maps if pattern.search(piece)), None)
+
+
+def _words(maps: Mapping[str, Mapping[str, str]]) -> UnitsByPattern:
+    """headers.toml's maps of units by pattern, each pattern compiled once to be found as a word
+    of its own in any case (every `<br>` piece of every part row is tried against them)."""
+    return tuple((_compile(rf"(?<![A-Za-z]){pattern}(?![A-Za-z])"), dict(units)) for pattern, units in maps.items())
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,11 +190,18 @@ class CatalogFormat:
 class CatalogField:
     """What one catalog column or capability states."""
 
-    attribute: str
+    attributes: tuple[str, ...]
+    """The attribute it states, or where its parser states several (`generations`) each of them,
+    as headers.toml's rules name theirs."""
     parser: str = "number"
     unit: str | None = None
     note: str | None = None
     values: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def attribute(self) -> str:
+        """The attribute the field states (the first, where it states several)."""
+        return self.attributes[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +220,8 @@ class Link:
 class Phrase:
     attribute: str
     pattern: re.Pattern[str]
-    value: str | None
+    value: str | bool | None
+    """The value the phrase states when its pattern captures none: a flag's `true`/`false`, else a text."""
     parser: str
     needs: tuple[str, ...] = ()
     """Lowercase words of which the pattern cannot match without one; empty: always search."""
@@ -222,7 +237,6 @@ class Knowledge:
     attributes: Mapping[str, Attribute]
     units: Mapping[str, Unit]
     unit_aliases: Mapping[str, str]
-    canonical_units: Mapping[str, str]
     count_words: Mapping[str, str]
     columns: tuple[ColumnRule, ...]
     keys: tuple[KeyRule, ...]
@@ -403,7 +417,7 @@ def load() -> Knowledge:
     """Load every table once per process: each table by its reader below, the names of
     attributes they use checked against attributes.toml (`_check_attributes`)."""
     attrs = _attributes(_table("attributes.toml"))
-    units, canonical, aliases, count_words, unit_re = _units(_table("units.toml"))
+    units, aliases, count_words, unit_re = _units(_table("units.toml"))
     headers = _table("headers.toml")
     columns, keys, parts = _headers(headers)
     gpus, gpu_re = _gpus(_table("gpus.toml"))
@@ -415,16 +429,15 @@ def load() -> Knowledge:
     named = [a for rule in columns for a in rule.attributes] + [a for k in keys for a in k.attributes]
     named += [f.attribute for f in letters if f.attribute]
     named += sorted(pattern.attributes)
-    named += [f.attribute for f in catalog_fields.values()]
+    named += [a for f in catalog_fields.values() for a in f.attributes]
     named += [a for p in parts for a in p.units.values() if a != "gpu"] + [p.attribute for p in phrases]
-    named += [a for p in parts for u in (*p.qualified.values(), *p.also.values()) for a in u.values()]
+    named += [a for p in parts for _, u in (*p.qualified, *p.also) for a in u.values()]
     named += [k.flag for k in links if k.flag]
     _check_attributes(attrs, named)
     return Knowledge(
         attributes=attrs,
         units=units,
         unit_aliases=aliases,
-        canonical_units=canonical,
         count_words=count_words,
         columns=columns,
         keys=keys,
@@ -466,15 +479,13 @@ def _attributes(table: dict[str, Any]) -> dict[str, Attribute]:
     }
 
 
-def _units(
-    table: dict[str, Any],
-) -> tuple[dict[str, Unit], dict[str, str], dict[str, str], dict[str, str], re.Pattern[str]]:
-    """units.toml: the units by symbol, each dimension's canonical unit, the spellings of each
-    unit, the words that count items, and the pattern that finds any of those spellings."""
+def _units(table: dict[str, Any]) -> tuple[dict[str, Unit], dict[str, str], dict[str, str], re.Pattern[str]]:
+    """units.toml: the units by symbol, the spellings of each unit, the words that count items,
+    and the pattern that finds any of those spellings. A dimension's `canonical` names the unit
+    the factors convert into, for the reader of the table: each attribute names its own unit
+    (attributes.toml)."""
     units: dict[str, Unit] = {}
-    canonical: dict[str, str] = {}
     for dim, spec in table["dimension"].items():
-        canonical[dim] = spec["canonical"]
         for symbol, u in spec["units"].items():
             units[symbol] = Unit(symbol=symbol, dimension=dim, factor=float(u["factor"]), twin=u.get("twin"))
     aliases: dict[str, str] = {}
@@ -488,7 +499,7 @@ def _units(
     # pattern is the same in every process (set order depends on the hash seed).
     spellings = sorted(set(aliases) | set(count_words), key=lambda s: (-len(s), s))
     unit_re = re.compile(r"(?<![A-Za-z])(" + "|".join(re.escape(s) for s in spellings) + r")(?![A-Za-z])")
-    return units, canonical, aliases, count_words, unit_re
+    return units, aliases, count_words, unit_re
 
 
 def _headers(table: dict[str, Any]) -> tuple[tuple[ColumnRule, ...], tuple[KeyRule, ...], tuple[PartRule, ...]]:
@@ -511,8 +522,8 @@ def _headers(table: dict[str, Any]) -> tuple[tuple[ColumnRule, ...], tuple[KeyRu
         PartRule(
             pattern=_compile(p["match"]),
             units=dict(p["units"]),
-            qualified={w: dict(u) for w, u in p.get("qualified", {}).items()},
-            also={w: dict(u) for w, u in p.get("also", {}).items()},
+            qualified=_words(p.get("qualified", {})),
+            also=_words(p.get("also", {})),
         )
         for p in table["part"]
     )
@@ -550,7 +561,7 @@ def _phrases(table: dict[str, Any], attrs: Mapping[str, Attribute]) -> tuple[tup
     phrases = tuple(
         Phrase(
             attribute=p["attribute"],
-            value=_phrase_value(p.get("value")),
+            value=_phrase_value(p, attrs.get(p["attribute"])),
             pattern=_compile(
                 p["pattern"]
                 .replace("{SIZE}", SIZE_IN_TEXT)
@@ -597,7 +608,7 @@ def _catalogs(table: dict[str, Any]) -> tuple[tuple[CatalogFormat, ...], dict[st
     )
     catalog_fields = {
         name: CatalogField(
-            attribute=f["attribute"],
+            attributes=tuple(f["attributes"]) if "attributes" in f else (f["attribute"],),
             parser=f.get("parser", "number"),
             unit=f.get("unit"),
             note=f.get("note"),
@@ -645,11 +656,19 @@ def _check_attributes(attrs: Mapping[str, Attribute], named: list[str]) -> None:
         raise ValueError(f"attributes whose total is not derived from them (derived_from): {uncounted}")
 
 
-def _phrase_value(value: object) -> str | None:
-    """A phrase's fixed value as text: `true`/`false` for a flag, as `parse_flag` reads them."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return None if value is None else str(value)
+def _phrase_value(phrase: Mapping[str, Any], attribute: Attribute | None) -> str | bool | None:
+    """A phrase's fixed value: `true`/`false` for a flag attribute, kept a bool, else a text. A
+    flag's value written as text (`"yes"`), or a bool for another kind, is refused: it would
+    state nothing or a text `True`. (An unknown attribute is refused by `_check_attributes`.)"""
+    value = phrase.get("value")
+    if value is None:
+        return None
+    if attribute is not None and isinstance(value, bool) != (attribute.kind == "flag"):
+        raise ValueError(
+            f"phrases.toml: the fixed value {value!r} of a phrase of {attribute.name} (kind {attribute.kind}) "
+            "must be true or false for a flag and a text otherwise"
+        )
+    return value if isinstance(value, bool) else str(value)
 
 
 SIZE_IN_TEXT = r"(?:Standard_)?[A-Z]{1,3}\d+(?:-\d+)?[a-z]+(?:[A-Z]\d+[a-z]*)?(?:_[A-Za-z0-9]+)*"

@@ -40,7 +40,8 @@ def _is_trailing_unit(word: str, know: knowledge.Knowledge) -> bool:
 
 @functools.lru_cache(maxsize=16384)
 def header_unit(label: str) -> tuple[str | None, ...]:
-    """The unit written in a header, one per '/'-separated segment (`IOPS / MBps`)."""
+    """The unit written in a header, one per '/'-separated segment (`IOPS / MBps`); never empty,
+    a header without a '/' being one segment, so that the last is the unit of a whole header."""
     know = knowledge.load()
     units: list[str | None] = []
     for segment in re.split(r"\s/\s|/(?=\s*[A-Za-z])", label):

@@ -138,12 +138,22 @@ def parse_flag(text: str) -> bool | None:
     return None
 
 
+_GENERATION_WORD_RE = re.compile(r"gen", re.IGNORECASE)
+_GENERATION_RE = re.compile(r"(?<!\d)([12])(?!\d)")
+
+
+def generations_in(text: str) -> tuple[int, ...]:
+    """The VM generations a text names, sorted, where it is known to name them (a catalog's
+    generation column: `V1,V2` -> (1, 2))."""
+    return tuple(sorted({int(n) for n in _GENERATION_RE.findall(text)}))
+
+
 def parse_generations(text: str) -> tuple[int, ...] | None:
-    """`Generation 1 and 2` -> (1, 2); `Generation 2` -> (2,)."""
-    if not re.search(r"gen", text, re.IGNORECASE):
+    """`Generation 1 and 2` -> (1, 2); `Generation 2` -> (2,); None where the text does not say
+    it is about generations."""
+    if not _GENERATION_WORD_RE.search(text):
         return None
-    found = sorted({int(n) for n in re.findall(r"(?<!\d)([12])(?!\d)", text)})
-    return tuple(found) or None
+    return generations_in(text) or None
 
 
 def format_number(value: float) -> str:

@@ -16,7 +16,8 @@ kind), then the documents' claims gathered (`gather`). The rooms:
 - `claims`: a value made a claim (`_emit`), numbers in canonical units (`_convert`, units.toml);
 - `values`: numbers, totals, shares and texts read from a piece of a cell, for every room;
 - `cells`: the rows of size tables, cell by cell (headers.toml `[[column]]`);
-- `gpus`: GPU cells, and GPU memory per GPU, total or whole cards (gpus.toml);
+- `gpus`: GPU cells (their link by phrases.toml `[[link]]`), and GPU memory per GPU, total or
+  whole cards (gpus.toml);
 - `parts`: Part | Quantity | Specs rows and `key: value` lines, about a series (headers.toml);
 - `prose`: values stated in running text (phrases.toml);
 - `catalogs`: what machine-made catalogs state (catalogs.toml).
@@ -34,11 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pipeline.knowledge import Knowledge
-from pipeline.knowledge.names import SeriesName, member_of, parse_series, parse_size
+from pipeline.knowledge.names import member_of, parse_size
 from pipeline.records import Claim, Diagnostic, Document, Extraction, Mention, Price, Statement, compact
 from pipeline.stages.normalize.catalogs import _catalog
 from pipeline.stages.normalize.cells import _table_row
-from pipeline.stages.normalize.claims import _Context, _emit, _Value
+from pipeline.stages.normalize.claims import _Context, _series_claim
 from pipeline.stages.normalize.gpus import _decide_gpu_memory, _PendingMemory
 from pipeline.stages.normalize.parts import _key_value, _part
 from pipeline.stages.normalize.prose import _phrases
@@ -69,7 +70,6 @@ __all__ = [
     "normalize",
     "normalize_document",
     "provenance_order",
-    "series_of",
     "source_family",
 ]
 
@@ -203,11 +203,11 @@ def _mention(ctx: _Context, st: Statement) -> None:
     for written in st.parts or (st.raw_text,):
         size = parse_size(written)
         ctx.mentions.append(Mention(st.document, st.line, written, size.canonical if size else None, "comparison"))
-        if size and series and st.context and member_of(size, st.context):
-            where = replace(st, raw_text=written, subject=written, subject_as_written=written)
+        if size and series:
             heading = st.section.rsplit(" > ", 1)[-1] or st.context
             why = f"a row of a table comparing it with other sizes, under the heading {heading!r} (series {series})"
-            _emit(ctx, where, size.canonical, "size", _Value("series", text=series, interpretation=why))
+            at = {"raw_text": written, "subject": written, "subject_as_written": written}
+            _series_claim(ctx, st, size.canonical, size, series, st.context, why, **at)
 
 
 def _check_page_subject(ctx: _Context, ex: Extraction) -> None:
@@ -249,8 +249,3 @@ def _title_line(doc: Document) -> int | None:
         if _TITLE_LINE.match(line):
             return i
     return None
-
-
-def series_of(written: str) -> SeriesName | None:
-    """Exposed for tests and the CLI: the series a heading or title names."""
-    return parse_series(written)

@@ -3,15 +3,11 @@ catalogs.toml says."""
 
 from __future__ import annotations
 
-import re
-
-from pipeline.knowledge.values import parse_flag, parse_number
+from pipeline.knowledge.values import generations_in, parse_flag, parse_number
 from pipeline.records import Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _emit, _not_a_value, _size_entity, _Value
 from pipeline.stages.normalize.sources import SourceFamily
-
-# Compiled once, as the stage's patterns are (see `pipeline.stages.normalize`).
-_GENERATION = re.compile(r"(?<![0-9])([12])(?![0-9])")
+from pipeline.stages.normalize.values import _generation_values
 
 
 def _catalog(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
@@ -34,11 +30,9 @@ def _catalog(ctx: _Context, fam: SourceFamily, st: Statement) -> None:
         if flag is not None:
             values.append(_Value(rule.attribute, flag=flag, interpretation=rule.note))
     elif rule.parser == "generations":
-        gens = tuple(sorted({int(g) for g in _GENERATION.findall(raw)}))
+        gens = generations_in(raw)
         if gens:
-            values.append(_Value(rule.attribute, text=",".join(str(g) for g in gens), interpretation=rule.note))
-            values.append(_Value("generation_1_vms", flag=1 in gens, derived=True))
-            values.append(_Value("generation_2_vms", flag=2 in gens, derived=True))
+            values.extend(_generation_values(rule.attributes, gens, rule.note, derived=True))
     elif rule.parser == "text":
         values.append(_Value(rule.attribute, text=rule.values.get(raw, raw), interpretation=rule.note))
     else:

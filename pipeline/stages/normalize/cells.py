@@ -9,14 +9,21 @@ by `gpus`, which decides a column's GPU memory once every row of the document is
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from pipeline.knowledge import ColumnRule
 from pipeline.knowledge.labels import header_unit, normalize_label
-from pipeline.knowledge.names import member_of, parse_size, series_key
+from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.values import parse_quantity
 from pipeline.records import Diagnostic, Statement
-from pipeline.stages.normalize.claims import _Context, _convert, _emit, _not_a_value, _size_entity, _Value
+from pipeline.stages.normalize.claims import (
+    _Context,
+    _convert,
+    _emit,
+    _not_a_value,
+    _series_claim,
+    _size_entity,
+    _Value,
+)
 from pipeline.stages.normalize.gpus import _gpu_cell, _PendingMemory
 from pipeline.stages.normalize.sources import SourceFamily
 from pipeline.stages.normalize.values import _Cell, _fill_shares, _number, _quantity_values, _text_values, _whole
@@ -34,15 +41,8 @@ def _table_row(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> list[_
         return []
     series = ctx.series.canonical(first.context)
     size = parse_size(entity)
-    if series and first.context and size and member_of(size, first.context):
-        where = replace(first, raw_text=first.context, column=None)
-        _emit(
-            ctx,
-            where,
-            entity,
-            "size",
-            _Value("series", text=series, interpretation=f"the table stands under {first.context!r}"),
-        )
+    why = f"the table stands under {first.context!r}"
+    _series_claim(ctx, first, entity, size, series, first.context, why, raw_text=first.context, column=None)
     count: float | None = None
     row_per_gpu: float | None = None
     models: list[str] = []
@@ -143,7 +143,7 @@ def _read_cell(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule
         ]
     if rule.parser == "text":
         return [_Value(rule.attributes[0], text=text)]
-    return _whole(ctx, _number(ctx, fam, st, rule.attributes[0], text, units[-1] if units else None))
+    return _whole(ctx, _number(ctx, fam, st, rule.attributes[0], text, units[-1]))
 
 
 def _disk_group(ctx: _Context, fam: SourceFamily, st: Statement, rule: ColumnRule, header: str | None) -> list[_Value]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from sys import intern
+from typing import Any
 
 from pipeline.knowledge import Knowledge
-from pipeline.knowledge.names import parse_size
+from pipeline.knowledge.names import SizeName, member_of, parse_size
 from pipeline.knowledge.values import format_number, is_empty
 from pipeline.records import Claim, Diagnostic, EntityKind, Mention, Statement, compact
 from pipeline.stages.normalize.series import SeriesIndex
@@ -120,6 +121,27 @@ def _emit(ctx: _Context, st: Statement, entity: str, kind: EntityKind, v: _Value
             _written(st, entity) if kind == "size" else None,  # name_as_written
         )
     )
+
+
+def _series_claim(
+    ctx: _Context,
+    st: Statement,
+    entity: str,
+    size: SizeName | None,
+    series: str | None,
+    named: str | None,
+    why: str,
+    **at: Any,
+) -> bool:
+    """The claim that the size `entity` is of `series`, made only where the naming convention
+    lets its name (`size`) belong to the series as `named` writes it: a table, comparison row
+    or sentence under a heading does not put every size it names in the heading's series. `at`
+    are the fields of `st` the claim cites otherwise (the text the series is read from), replaced
+    only when the claim is made. Whether it was."""
+    if size is None or not series or not named or not member_of(size, named):
+        return False
+    _emit(ctx, replace(st, **at) if at else st, entity, "size", _Value("series", text=series, interpretation=why))
+    return True
 
 
 def _written(st: Statement, entity: str) -> str | None:

@@ -13,16 +13,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pipeline import knowledge
 from pipeline.knowledge import GpuModel
 from pipeline.knowledge.values import format_number, parse_number
 from pipeline.records import Diagnostic, Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _emit, _not_a_value, _Value
 from pipeline.stages.normalize.sources import SourceFamily
+from pipeline.stages.normalize.values import _link_values
 
 # Compiled once, as the stage's patterns are (see `pipeline.stages.normalize`).
 _GPU_COUNT = re.compile(r"^\s*(\d+\s*/\s*\d+|\d+(?:\.\d+)?)(?:\s*[x×])?", re.IGNORECASE)
-_GPU_LINK = re.compile(r"\(([^)]*(?:nvlink|infiniband|pcie|sxm|xgmi|infinity fabric)[^)]*)\)", re.IGNORECASE)
+_BRACKETED = re.compile(r"\(([^)]*)\)")  # where a GPU cell writes the link: `(NVLink 3.0)`
 _GB = re.compile(r"(\d+(?:\.\d+)?)\s*(GB|GiB)\b")
 
 
@@ -77,9 +77,12 @@ def _gpu_cell(ctx: _Context, fam: SourceFamily, st: Statement) -> list[_Value]:
                 interpretation=f"derived: {format_number(count_v)} GPUs x {format_number(per)} GiB",
             )
         )
-    link = _GPU_LINK.search(rest)
-    if link:
-        out.append(_Value("interconnect", text=link.group(1).strip()))
+    # The link is written in brackets (`(NVLink 3.0)`): the first that names one of phrases.toml's
+    # `[[link]]`, read as running text's are (its normal form, and the flag it states).
+    for bracketed in _BRACKETED.finditer(rest):
+        if link := _link_values(ctx, "interconnect", bracketed.group(1), None):
+            out.extend(link)
+            break
     if not out:
         _not_a_value(ctx, st)
     return out
@@ -153,11 +156,11 @@ def _card_memory(model: GpuModel | None, memory: float) -> tuple[float, str | No
     return memory, None
 
 
-def _readings(p: _PendingMemory, model: GpuModel | None, who: str) -> dict[str, str]:
+def _readings(p: _PendingMemory, model: GpuModel | None, sizes: Iterable[float], who: str) -> dict[str, str]:
     """Every reading of a GPU memory number that physics allows, and why: per GPU, the total
-    of all GPUs, or (for a model with several GPUs on a card) the total of that many cards."""
+    of all GPUs, or (for a model with several GPUs on a card) the total of that many cards;
+    `sizes` are the model's memory sizes, or every known one where no model is named."""
     v, n = p.raw, p.count
-    sizes = model.memory_gib if model else tuple(sorted(set(knowledge.load().all_gpu_memory_sizes())))
     out: dict[str, str] = {}
     if n is None:
         return out
@@ -184,10 +187,12 @@ def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingM
     decide follows the other rows of its column, else the header."""
     decisions: dict[int, tuple[str | None, str]] = {}
     models: dict[int, GpuModel | None] = {}
+    readings_of: dict[int, dict[str, str]] = {}
+    known = tuple(sorted(ctx.know.all_gpu_memory_sizes()))  # the sizes where a row names no model
     for i, p in enumerate(pending):
         model = ctx.know.gpu(p.models[0]) if p.models else None
         models[i] = model
-        sizes = model.memory_gib if model else tuple(ctx.know.all_gpu_memory_sizes())
+        sizes = model.memory_gib if model else known
         who = (
             f"{model.name} memory sizes {'/'.join(format_number(s) for s in sizes)} GiB"
             if model
@@ -206,7 +211,7 @@ def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingM
                     f"{format_number(v)} GiB is not one of the {who}; read as the total (GPU count not in this row)",
                 )
             continue
-        readings = _readings(p, model, who)
+        readings = readings_of[i] = _readings(p, model, sizes, who)
         if len(readings) == 1:
             ((reading, why),) = readings.items()
             decisions[i] = (reading, why + ("" if reading == "one" else f"; read as {_READING[reading]}"))
@@ -245,7 +250,7 @@ def _decide_gpu_memory(ctx: _Context, fam: SourceFamily, pending: list[_PendingM
         decision, why = decisions[i]
         if decision is None:
             votes = by_column[(p.statement.document, p.statement.table_index, p.statement.column)]
-            allowed = set(_readings(p, models[i], "")) or {"per_gpu", "total"}
+            allowed = set(readings_of[i]) or {"per_gpu", "total"}  # an undecided row has a count
             usual = [d for d in votes if d in allowed or "neither" in why]
             if len(usual) == 1:
                 decision = usual[0]

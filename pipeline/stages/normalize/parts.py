@@ -17,6 +17,7 @@ from pipeline.stages.normalize.sources import SourceFamily
 from pipeline.stages.normalize.values import (
     _Cell,
     _fill_shares,
+    _generation_values,
     _joined,
     _no_value,
     _quantity_values,
@@ -45,20 +46,22 @@ def _part(ctx: _Context, fam: SourceFamily, row: list[Statement]) -> None:
                 ),
             )
         return
+    # What each cell's pieces say the part's items are, looked for once: read by place below.
+    says = [[rule.also_for(piece) for piece in st.parts] for st in row]
     also: dict[int, tuple[Mapping[str, str], str]] = {}
-    for st in row:
-        for place, piece in enumerate(st.parts):
-            if (units := rule.also_for(piece)) is not None:
+    for st, said_by in zip(row, says, strict=True):
+        for place, (piece, units) in enumerate(zip(st.parts, said_by, strict=True)):
+            if units is not None:
                 also.setdefault(place, (units, piece))
     aligned = len({len(st.parts) for st in row}) == 1
     cells: list[_Cell] = []
-    for st in row:
+    for st, said_by in zip(row, says, strict=True):
         values: list[tuple[int, _Value]] = []
         for place, piece in enumerate(st.parts):
             units = rule.units_for(piece)
             values.extend((place, v) for v in _part_piece(ctx, fam, st, units, piece))
             said = also.get(place)
-            if said is None or units is not rule.units or not (aligned or rule.also_for(piece)):
+            if said is None or units is not rule.units or not (aligned or said_by[place]):
                 continue
             # The piece was read for what its units name; what it says again is no new problem.
             quiet = len(ctx.diagnostics)
@@ -107,9 +110,7 @@ def _key_value(ctx: _Context, st: Statement) -> bool:
     if rule.parser == "generations":
         gens = parse_generations(text)
         if gens:
-            values.append(_Value(rule.attributes[0], text=",".join(str(g) for g in gens)))
-            values.append(_Value(rule.attributes[1], flag=1 in gens))
-            values.append(_Value(rule.attributes[2], flag=2 in gens))
+            values.extend(_generation_values(rule.attributes, gens))
     elif rule.parser in ("flag", "flag_detail"):
         flag = parse_flag(text)
         if flag is not None:

@@ -13,12 +13,12 @@ import datetime as dt
 import re
 
 from pipeline.knowledge import Phrase
-from pipeline.knowledge.names import find_series_groups, member_of, parse_size
-from pipeline.knowledge.values import format_number, parse_date_text, parse_flag, parse_number, read_link
+from pipeline.knowledge.names import find_series_groups, parse_size
+from pipeline.knowledge.values import format_number, parse_date_text, parse_number
 from pipeline.records import EntityKind, Statement
-from pipeline.stages.normalize.claims import _Context, _convert, _emit, _series_entity, _Value
+from pipeline.stages.normalize.claims import _Context, _convert, _emit, _series_claim, _series_entity, _Value
 from pipeline.stages.normalize.sources import SourceFamily
-from pipeline.stages.normalize.values import _cpu_values
+from pipeline.stages.normalize.values import _cpu_values, _link_values
 
 # Compiled once, as the stage's patterns are (see `pipeline.stages.normalize`).
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.IGNORECASE)
@@ -68,11 +68,14 @@ def _prose_size_series(
     series = [name for name, kind in subjects if kind == "series"] or [s for s in [_series_entity(ctx, st)] if s]
     for name, kind in subjects:
         size = parse_size(name) if kind == "size" else None
-        home = next((s for s in series if size and member_of(size, s)), None)
-        if home is None or (name, "series", home) in seen:
-            continue
-        seen.add((name, "series", home))
-        _emit(ctx, st, name, "size", _Value("series", text=home, interpretation=f"named in a sentence about {home}"))
+        for home in series if size else ():
+            # The first series the size can belong to is its home, said once: a series in `seen`
+            # was said, so the size can belong to it, and it is the home.
+            if (name, "series", home) in seen:
+                break
+            if _series_claim(ctx, st, name, size, home, home, f"named in a sentence about {home}"):
+                seen.add((name, "series", home))
+                break
 
 
 def _pair(
@@ -160,9 +163,9 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
     note = f"from running text: {m.group(0).strip()!r}"
     groups = m.groupdict()
     raw = groups.get("value")
+    if isinstance(phrase.value, bool):  # a flag's, as phrases.toml must give it (`knowledge._phrase_value`)
+        return [_Value(phrase.attribute, flag=phrase.value, interpretation=note)]
     if phrase.value is not None:
-        if ctx.know.attributes[phrase.attribute].kind == "flag":
-            return [_Value(phrase.attribute, flag=parse_flag(phrase.value), interpretation=note)]
         return [_Value(phrase.attribute, text=phrase.value, interpretation=note)]
     if not raw:
         return []
@@ -199,19 +202,6 @@ def _phrase_values(ctx: _Context, fam: SourceFamily, st: Statement, phrase: Phra
             interpretation=note + (f"; {conv[2]}" if conv[2] else ""),
         )
     ]
-
-
-def _link_values(ctx: _Context, attribute: str, written: str, note: str) -> list[_Value]:
-    """A GPU interconnect in its normal form (`fifth-generation NVLink` is NVLink 5.0), and the
-    flag its name states (NVLink: `nvlink`); phrases.toml's `[[link]]` table says which."""
-    found = read_link(written, ctx.know)
-    if found is None:
-        return []
-    link, name = found
-    out = [_Value(attribute, text=name, interpretation=note)]
-    if link.flag:
-        out.append(_Value(link.flag, flag=True, interpretation=f"{note}; {link.name} names the GPUs' link"))
-    return out
 
 
 def _lifecycle_of(ctx: _Context, when: dt.date) -> list[_Value]:

@@ -3,17 +3,19 @@
 Numbers and ranges in the attribute's canonical unit (`_number`, `_quantity_values`), a figure
 no one item can be read as the total (`_whole`: `max` and `total` in attributes.toml), a row's
 count x share filled whichever it prints (`_fill_shares`), texts and labeled texts
-(`_text_values`: headers.toml gives the labels) and processors with their maker
-(`_cpu_values`: cpus.toml).
+(`_text_values`: headers.toml gives the labels), processors with their maker
+(`_cpu_values`: cpus.toml), GPU links (`_link_values`: phrases.toml `[[link]]`) and VM
+generations (`_generation_values`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
 from pipeline.knowledge.labels import normalize_label
-from pipeline.knowledge.values import Quantity, clean_cpu_model, format_number, is_empty, parse_quantity
+from pipeline.knowledge.values import Quantity, clean_cpu_model, format_number, is_empty, parse_quantity, read_link
 from pipeline.records import Diagnostic, Statement
 from pipeline.stages.normalize.claims import _Context, _convert, _not_a_value, _Value
 from pipeline.stages.normalize.sources import SourceFamily
@@ -39,6 +41,34 @@ def _whole(ctx: _Context, values: list[_Value]) -> list[_Value]:
             f"{format_number(v.low)} {attr.unit} read as the total"
         )
         out.append(replace(v, attribute=attr.total, interpretation=_joined(why, v.interpretation)))
+    return out
+
+
+def _generation_values(
+    attributes: Sequence[str], gens: Sequence[int], note: str | None = None, derived: bool = False
+) -> list[_Value]:
+    """The VM generations a statement names, as the rule's `attributes` say (headers.toml
+    `[[key]]`, catalogs.toml `[field]`): the list, then whether generation 1 and generation 2 are
+    among them, `derived` where the source states only the list (a catalog's column)."""
+    listed, first, second = attributes
+    return [
+        _Value(listed, text=",".join(str(g) for g in gens), interpretation=note),
+        _Value(first, flag=1 in gens, derived=derived),
+        _Value(second, flag=2 in gens, derived=derived),
+    ]
+
+
+def _link_values(ctx: _Context, attribute: str, written: str, note: str | None) -> list[_Value]:
+    """A GPU interconnect in its normal form (`fifth-generation NVLink` is NVLink 5.0), and the
+    flag its name states (NVLink: `nvlink`); phrases.toml's `[[link]]` table says which. For
+    running text and GPU cells (`8 A100 40 GB GPUs (NVLink 3.0)`) alike."""
+    found = read_link(written, ctx.know)
+    if found is None:
+        return []
+    link, name = found
+    out = [_Value(attribute, text=name, interpretation=note)]
+    if link.flag:
+        out.append(_Value(link.flag, flag=True, interpretation=_joined(note, f"{link.name} names the GPUs' link")))
     return out
 
 
