@@ -292,6 +292,7 @@ NVLINK_3 = {"interconnect": "NVLink 3.0", "nvlink": "true"}
             {"interconnect": "AMD Infinity Fabric 4th gen"},
             id="infinity-fabric-says-nothing-of-nvlink",
         ),
+        pytest.param("8 MI300X GPUs (xGMI)", {"interconnect": "AMD Infinity Fabric"}, id="xgmi-is-infinity-fabric"),
         pytest.param("8 A100 80 GB GPUs (PCIe)", {}, id="no-link-of-the-table"),
     ],
 )
