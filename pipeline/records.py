@@ -8,8 +8,10 @@ facts, `Plan.facts`) does so before anyone else holds it.
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache, partial
@@ -135,6 +137,40 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"{self.document}:{self.line}" if self.line is not None else self.document
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMismatch:
+    """A cell normalize skips because its header's unit is no unit of the attribute: what the
+    `unit-mismatch` diagnostic says, written (`message`) and read back (`read`) here alone, so that
+    errata find the cell whatever quotes or backslashes its text holds."""
+
+    raw_text: str
+    key: str
+    unit: str
+    attribute: str
+
+    @property
+    def message(self) -> str:
+        cell = f"{self.raw_text!r} under {self.key!r}"
+        return f"{cell}: unit {self.unit} is not a unit of {self.attribute}; value skipped"
+
+    @classmethod
+    def read(cls, message: str) -> UnitMismatch | None:
+        """The mismatch `message` states; None for any other text."""
+        m = _UNIT_MISMATCH.fullmatch(message)
+        if m is None:
+            return None
+        return cls(ast.literal_eval(m["raw"]), ast.literal_eval(m["key"]), m["unit"], m["attribute"])
+
+
+_REPR = r"'(?:[^'\\]|\\.)*'" + r'|"(?:[^"\\]|\\.)*"'
+"""A `str` as `repr` writes it: in single quotes, or in double quotes where it holds a single
+quote and no double one; a backslash escapes the next character."""
+_UNIT_MISMATCH = re.compile(
+    rf"(?P<raw>{_REPR}) under (?P<key>{_REPR}): unit (?P<unit>.+?) is not a unit of (?P<attribute>\w+); value skipped",
+    re.DOTALL,
+)
 
 
 @compact

@@ -23,16 +23,13 @@ from dataclasses import dataclass, field
 
 from pipeline.knowledge.registry import Source
 from pipeline.knowledge.values import format_number
-from pipeline.records import Claim, Conflict, Diagnostic
+from pipeline.records import Claim, Conflict, Diagnostic, UnitMismatch
 
 _SERIES_CHECKS = ("series_range", "series_value")
 """Checks that set a size's value against what the series' include states."""
 
 _WRITTEN = ("name_convention", "sibling", "derived")
 """Methods of claims no one wrote as such: never an erratum of their own."""
-
-_UNIT = re.compile(r"^(?P<raw>'.*') under (?P<key>'.*'): unit (?P<unit>\S+) is not a unit of (?P<attribute>\w+);")
-"""A `unit-mismatch` diagnostic of normalize (`_convert`): the cell, its header, the unit and the attribute."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +85,7 @@ def read_by_errata(
     the facts it needs, by (entity, attribute); and the (series, attribute) whose sizes' facts it
     needs too (a series' value that loses for one size may hold for the others)."""
     cited = {i for row in conflicts for i in row.claims} | {i for i, failed in checks.items() if failed}
-    units = [(d.document, d.line, m["attribute"]) for d in diagnostics if (m := _UNIT.match(d.message))]
+    units = [(d.document, d.line, u.attribute) for d in diagnostics if (u := _mismatch(d))]
     lines = {(document, line) for document, line, _ in units}
     claims = list(claims)
     picked = [c for c in claims if c.claim_id in cited or (c.document, c.line) in lines]
@@ -99,11 +96,7 @@ def read_by_errata(
     picked += [
         c
         for c in claims
-        if c.is_range
-        and (
-            {(c.attribute, c.range_min), (c.attribute, c.range_max)} & slips
-            or (c.entity, c.attribute, c.range_min, c.range_max) in spans
-        )
+        if c.is_range and ({(c.attribute, c.range_min), (c.attribute, c.range_max)} & slips or _ends(c) in spans)
     ]
     keys = {(row.entity, row.attribute) for row in conflicts} | {(c.entity, c.attribute) for c in picked}
     keys |= {
@@ -217,14 +210,14 @@ class _Errata:
         not the sizes' values, which are then judged no further. And each range that ends on a value
         off the series' pattern: it was copied from that slip, and says the slip again (`7,600 -
         5,320 IOPS`)."""
-        excluded: dict[tuple[str, str, float | None, float | None], list[Claim]] = defaultdict(list)
+        excluded: dict[tuple[str, str, str], list[Claim]] = defaultdict(list)
         for c in claims:
             for f in checks.get(c.claim_id, ()):
                 if (span := _span(c.attribute, f)) and c.value_number is not None and c.entity not in self.stale:
                     excluded[span].append(c)
         for r in claims:
-            left_out = excluded.get((r.entity, r.attribute, r.range_min, r.range_max), [])
-            if not r.is_range or len({c.entity for c in left_out}) < RANGE_LEAVES_OUT or not self._written(r):
+            left_out = excluded.get(_ends(r), []) if r.is_range else []
+            if len({c.entity for c in left_out}) < RANGE_LEAVES_OUT or not self._written(r):
                 continue
             values = [c.value_number for c in left_out if c.value_number is not None] + [
                 r.range_min or 0,
@@ -267,18 +260,18 @@ class _Errata:
     def units(self, diagnostics: Iterable[Diagnostic], claims: Sequence[Claim]) -> None:
         """Each cell normalize read as no value because its header's unit is no unit of its numbers."""
         for d in diagnostics:
-            m = _UNIT.match(d.message) if d.code == "unit-mismatch" and d.line is not None else None
+            m = _mismatch(d)
             if m is None or d.line is None or not _is_standing(d.document, self.sources) or self._older(d.document):
                 continue
             on_line = [c for c in claims if (c.document, c.line) == (d.document, d.line) and c.entity_kind == "size"]
             entity = on_line[0].entity if on_line else ""
-            fact = self.chosen.get((entity, m["attribute"]))
-            evidence = f"the header {m['key']} says {m['unit']}, which is no unit of {m['attribute']}" + (
+            fact = self.chosen.get((entity, m.attribute))
+            evidence = f"the header {m.key!r} says {m.unit}, which is no unit of {m.attribute}" + (
                 f"; the value chosen for {entity} is {fact.value}" if fact else ""
             )
-            cell = m["raw"].strip("'")
+            cell = m.raw_text
             written = Claim(
-                "", d.document, d.line, "", None, None, None, cell, "table", entity, "size", m["attribute"], cell
+                "", d.document, d.line, "", None, None, None, cell, "table", entity, "size", m.attribute, cell
             )
             at = (fact.at,) if fact else ()
             self.add(
@@ -399,7 +392,9 @@ def _check_kind(check: str, c: Claim, sources: Mapping[str, Source]) -> str:
     return "api_physics" if sources[c.document].kind == "api_catalog" else "physical_check"
 
 
-_SUGGESTED = re.compile(r"\((?P<value>[\d.,]+) would fit\)|states (?P<one>[\d.,]+) for its sizes")
+_NUMBER = r"-?[\d.,]+(?:e[+-]\d+)?"
+"""A number as `format_number` writes it (`1600000`, `0.25`, `1.23457e+06`), or with thousands' commas."""
+_SUGGESTED = re.compile(rf"\((?P<value>{_NUMBER}) would fit\)|states (?P<one>{_NUMBER}) for its sizes")
 
 
 def _suggested(check: str, unit: str | None) -> str | None:
@@ -412,13 +407,26 @@ RANGE_LEAVES_OUT = 2
 """Sizes whose values a series range must leave out for the range, not each value, to be the
 error: one value outside a range is a slip of the table, several a range that no longer sums it up."""
 
-_SPAN = re.compile(r"^series_range: series (?P<series>.+) spans (?P<low>[\d.]+)-(?P<high>[\d.]+)$")
+_SPAN = re.compile(r"series_range: series (?P<series>.+) spans (?P<ends>\S+)")
 
 
-def _span(attribute: str, failed: str) -> tuple[str, str, float | None, float | None] | None:
-    """The series range a `series_range` failure names: (series, attribute, low, high)."""
-    m = _SPAN.match(failed)
-    return (m["series"], attribute, float(m["low"]), float(m["high"])) if m else None
+def _span(attribute: str, failed: str) -> tuple[str, str, str] | None:
+    """The series range a `series_range` failure names: (series, attribute, its ends as written).
+    The ends stay text: the check writes them with `format_number`, whose six digits a float read
+    back from them would not equal (`_ends`)."""
+    m = _SPAN.fullmatch(failed)
+    return (m["series"], attribute, m["ends"]) if m else None
+
+
+def _ends(r: Claim) -> tuple[str, str, str]:
+    """A range claim as a `series_range` failure names it (`_span`): (series, attribute, its ends
+    written as `reconcile.checks` writes them)."""
+    return r.entity, r.attribute, f"{format_number(r.range_min or 0)}-{format_number(r.range_max or 0)}"
+
+
+def _mismatch(d: Diagnostic) -> UnitMismatch | None:
+    """The cell a `unit-mismatch` diagnostic of a line names."""
+    return UnitMismatch.read(d.message) if d.code == "unit-mismatch" and d.line is not None else None
 
 
 def _slipped(failed: Iterable[str]) -> bool:
