@@ -159,6 +159,31 @@ def test_errata_md_is_an_issue_per_file(shipped_output: Path, found: pd.DataFram
         assert f"]({url})" in text
 
 
+def test_errata_md_links_each_line_of_the_evidence_to_its_own_document() -> None:
+    """Two files of one name, both cited at line 12: only the second has an upstream copy."""
+    url = f"https://github.com/MicrosoftDocs/azure-compute-docs/blob/{'0' * 40}/articles/x-specs.md#L12"
+    row = {
+        "kind": "page_vs_include",
+        "document": "page.md",
+        "line": 3,
+        "url": None,
+        "repository": None,
+        "upstream_path": None,
+        "catalog": None,
+        "entities": "Standard_NX8_v1",
+        "attribute": "vcpus",
+        "written": "8",
+        "value": "8",
+        "supported": "16",
+        "evidence": "official pages state 16",
+        "sure": 0.9,
+        "evidence_at": "seeds/old/x-specs.md:12; azure-docs/azure-compute-docs/articles/x-specs.md:12",
+        "evidence_links": f"; {url}",
+    }
+    text = errata_markdown(pd.DataFrame([row]))
+    assert f"official pages state 16 (see x-specs.md:12, [x-specs.md:12]({url})) |" in text
+
+
 def test_errata_of_no_records_is_no_errata() -> None:
     assert errata([], [], {}, {}, [], SOURCE) == ()
     assert "No value of an official page or an API catalog is suspect." in errata_markdown(pd.DataFrame())

@@ -8,10 +8,12 @@ every line of it in one sitting.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+
+from pipeline.outputs.text import permalinks
 
 KIND_WORDS = {
     "page_vs_include": "contradicts the series' include (or the page that includes it)",
@@ -115,14 +117,11 @@ def _code(text: Any) -> str:
 
 def _seen(r: Mapping[str, Any]) -> str:
     """The lines behind the evidence, linked where they have a permalink."""
-    at = [a for a in str(r.get("evidence_at") or "").split("; ") if a and _present(r.get("evidence_at"))]
-    links = [u for u in str(r.get("evidence_links") or "").split("; ") if u and _present(r.get("evidence_links"))]
-    shown = [_linked(a, links) for a in at]
+    shown = [_linked(at, url) for at, url in permalinks(r.get("evidence_at"), r.get("evidence_links"))]
     return f" (see {', '.join(shown)})" if shown else ""
 
 
-def _linked(at: str, links: Iterable[str]) -> str:
+def _linked(at: str, url: str | None) -> str:
     document, _, line = at.rpartition(":")
     name = f"{document.rsplit('/', 1)[-1]}:{line}"
-    url = next((u for u in links if u.endswith(f"#L{line}") and document.rsplit("/", 1)[-1] in u), None)
     return f"[{cell(name)}]({url})" if url else cell(name)

@@ -138,13 +138,14 @@ def _provenance(locked: Locked | None) -> dict[str, str | None]:
 
 
 def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
-    """The permalink to the line of each `document:line` whose document has one, joined with '; '."""
+    """The permalink to the line of each `document:line`, joined with '; ': one per reference, in
+    its order and empty where its document has none, so that a reader pairs them by position
+    (`outputs.text.permalinks`); None where no document has one."""
     links = []
     for ref in refs:
         document, _, line = ref.rpartition(":")
-        if document in upstream:
-            links.append(f"{upstream[document].url}#L{line}")
-    return "; ".join(links) or None
+        links.append(f"{upstream[document].url}#L{line}" if document in upstream else "")
+    return "; ".join(links) if any(links) else None
 
 
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
