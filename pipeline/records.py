@@ -35,6 +35,9 @@ value physics rules out."""
 BASES = ("stated", "computed", "inherited", "sibling", "name")
 """What a fact's value may rest on (`Fact.basis`): the first two, a document states for
 the entity; the others the pipeline infers (from its series, a sibling size, its name)."""
+TABULAR_METHODS = ("table", "part_table", "key_value", "feature_table")
+"""How a claim is read where a document states it in a table or a `key: value` line, not in
+running text nor by a rule: what a series' pattern is read from, and what a reason calls a table."""
 EntityKind = Literal["size", "series"]
 R = TypeVar("R")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.outputs.text import permalinks
+from pipeline.outputs.text import cell, permalinks
 
 KIND_WORDS = {
     "page_vs_include": "contradicts the series' include (or the page that includes it)",
@@ -25,17 +25,6 @@ KIND_WORDS = {
     "api_physics": "the API catalog's value fails a physical check",
 }
 """Each kind of erratum (`records.ERRATA_KINDS`) as a reader of the issue is told it."""
-
-
-def cell(text: Any) -> str:
-    """Document text made safe for a Markdown table cell: no markup, no HTML."""
-    if text is None or (not isinstance(text, str) and pd.isna(text)) or text == "":
-        return ""
-    out = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    for ch in "`*_[]":
-        out = out.replace(ch, "\\" + ch)
-    return out
 
 
 def errata_markdown(errata: pd.DataFrame) -> str:

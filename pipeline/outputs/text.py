@@ -13,6 +13,21 @@ def _absent(value: Any) -> bool:
     return value is None or (not isinstance(value, str) and bool(pd.isna(value))) or value == ""
 
 
+def cell(text: Any, *, markup: bool = False) -> str:
+    """Text safe inside a Markdown table cell: a `|` would split the cell, a newline the row. A
+    document's text is shown as written, its markup and HTML escaped too; the pipeline's own
+    (`markup`: SCHEMA.md's descriptions) keeps its code spans."""
+    if _absent(text):
+        return ""
+    out = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    if markup:
+        return out
+    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    for ch in "`*_[]":
+        out = out.replace(ch, "\\" + ch)
+    return out
+
+
 def permalinks(refs: Any, links: Any) -> list[tuple[str, str | None]]:
     """Each `document:line` of a cell of references joined with '; ' (conflicts' `documents`,
     names' `uses`, errata's `evidence_at`) with its permalink, from the cell beside it: the tables

@@ -18,6 +18,7 @@ from typing import Any
 
 from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
+from pipeline.knowledge.values import with_unit
 from pipeline.outputs import schema
 from pipeline.outputs.write import Previous, by_column, frame, sync_file, write_table
 from pipeline.records import BuildResult, Claim, Conflict, Diagnostic, Fact, Mention, Price, Reconciled
@@ -334,8 +335,7 @@ def _chosen(facts: Any, keys: Collection[tuple[str, str]]) -> dict[tuple[str, st
     out = {}
     columns = ["entity", "attribute", "value", "unit", "confidence", "document", "line", "sources"]
     for f in rows[columns].itertuples(index=False):
-        unit = f.unit if isinstance(f.unit, str) and f.unit != "count" else None
-        value = f"{f.value} {unit}" if unit else str(f.value)
+        value = with_unit(str(f.value), f.unit if isinstance(f.unit, str) else None)
         out[(str(f.entity), str(f.attribute))] = Chosen(
             value, float(f.confidence), f"{f.document}:{f.line}", int(f.sources)
         )

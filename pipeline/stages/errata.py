@@ -21,14 +21,15 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.knowledge.registry import Source
-from pipeline.knowledge.values import format_number
+from pipeline.knowledge.registry import AUTHORITATIVE, Source
+from pipeline.knowledge.values import format_number, with_unit
 from pipeline.records import Claim, Conflict, Diagnostic, UnitMismatch
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING
 
 _SERIES_CHECKS = ("series_range", "series_value")
 """Checks that set a size's value against what the series' include states."""
 
-_WRITTEN = ("name_convention", "sibling", "derived")
+_WRITTEN = (NAME_CONVENTION, SIBLING, "derived")
 """Methods of claims no one wrote as such: never an erratum of their own."""
 
 
@@ -194,7 +195,7 @@ class _Errata:
             at: tuple[str, ...] = ()
             if fact is None:
                 supported, sure = _suggested(failed[0], c.unit), 0.5
-            elif fact.value == _with_unit(c.value, c.unit):
+            elif fact.value == with_unit(c.value, c.unit):
                 if fact.sources > 1:
                     continue  # another source confirms the value: the check's fault lies elsewhere on its line
                 supported, sure = _suggested(failed[0], c.unit), 1 - fact.confidence  # it stands, as sure as it is not
@@ -223,7 +224,7 @@ class _Errata:
                 r.range_min or 0,
                 r.range_max or 0,
             ]
-            supported = _with_unit(f"{format_number(min(values))}-{format_number(max(values))}", r.unit)
+            supported = with_unit(f"{format_number(min(values))}-{format_number(max(values))}", r.unit)
             shown = ", ".join(f"{c.entity} {c.value}" for c in left_out[:4]) + (", ..." if len(left_out) > 4 else "")
             evidence = f"the range leaves out what the sizes' own rows state: {shown}"
             at = [f"{c.document}:{c.line}" for c in left_out]
@@ -245,7 +246,7 @@ class _Errata:
                 corrected = sorted(
                     float(fit.replace(",", "")) if fit and end == c.value_number else end or 0 for end in ends
                 )
-                fitting = _with_unit("-".join(format_number(end) for end in corrected), r.unit) if fit else None
+                fitting = with_unit("-".join(format_number(end) for end in corrected), r.unit) if fit else None
                 evidence = (
                     f"the range ends on {c.value}, the value of {c.entity} at {c.document}:{c.line}, off its series' "
                     f"pattern: {failed.split(': ', 1)[-1]}"
@@ -261,7 +262,7 @@ class _Errata:
         """Each cell normalize read as no value because its header's unit is no unit of its numbers."""
         for d in diagnostics:
             m = _mismatch(d)
-            if m is None or d.line is None or not _is_standing(d.document, self.sources) or self._older(d.document):
+            if m is None or d.line is None or not _standing(d.document, self.sources) or self._older(d.document):
                 continue
             on_line = [c for c in claims if (c.document, c.line) == (d.document, d.line) and c.entity_kind == "size"]
             entity = on_line[0].entity if on_line else ""
@@ -289,7 +290,7 @@ class _Errata:
 
     def _written(self, c: Claim) -> bool:
         """A value someone wrote in a document that speaks for the publisher now."""
-        return c.method not in _WRITTEN and _standing(c, self.sources) and not self._older(c.document)
+        return c.method not in _WRITTEN and _standing(c.document, self.sources) and not self._older(c.document)
 
     def _older(self, document: str) -> bool:
         """An older version of a page or an older snapshot of a catalog: what it says differently,
@@ -318,7 +319,7 @@ class _Errata:
         ND40rs_v2, against the retired ND40s_v2's 16)."""
         if c.entity_kind != "series":
             return False
-        mine = _with_unit(c.value, c.unit)
+        mine = with_unit(c.value, c.unit)
         return any(
             (f := self.chosen.get((size, c.attribute))) and f.value == mine for size in self.members.get(c.entity, ())
         )
@@ -351,7 +352,7 @@ class _Found:
             tuple(sorted(self.entities)),
             c.attribute,
             c.raw_text,
-            _with_unit(c.value, c.unit),
+            with_unit(c.value, c.unit),
             self.supported,
             self.evidence,
             tuple(self.at),
@@ -359,14 +360,10 @@ class _Found:
         )
 
 
-def _standing(c: Claim, sources: Mapping[str, Source]) -> bool:
-    return _is_standing(c.document, sources)
-
-
-def _is_standing(document: str, sources: Mapping[str, Source]) -> bool:
+def _standing(document: str, sources: Mapping[str, Source]) -> bool:
     """Whether a document speaks for the publisher now: an official page or an API catalog."""
     src = sources.get(document)
-    return src is not None and src.kind in ("official_spec", "api_catalog")
+    return src is not None and src.kind in AUTHORITATIVE
 
 
 def _conflict_kind(c: Claim, row: Conflict, won: Conflict, sources: Mapping[str, Source]) -> str:
@@ -400,7 +397,7 @@ _SUGGESTED = re.compile(rf"\((?P<value>{_NUMBER}) would fit\)|states (?P<one>{_N
 def _suggested(check: str, unit: str | None) -> str | None:
     """The value a failed check names as the one that fits, where it names one, with `unit`."""
     m = _SUGGESTED.search(check)
-    return _with_unit(m["value"] or m["one"], unit) if m else None
+    return with_unit(m["value"] or m["one"], unit) if m else None
 
 
 RANGE_LEAVES_OUT = 2
@@ -434,11 +431,7 @@ def _slipped(failed: Iterable[str]) -> bool:
 
 
 def _stated(row: Conflict) -> str:
-    return _with_unit(row.value, row.unit)
-
-
-def _with_unit(value: str, unit: str | None) -> str:
-    return f"{value} {unit}" if unit and unit not in ("count",) else value
+    return with_unit(row.value, row.unit)
 
 
 _KIND_WORDS = {
