@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.knowledge.registry import AUTHORITATIVE, Source
+from pipeline.knowledge.registry import AUTHORITATIVE, Source, tiers
 from pipeline.knowledge.values import format_number, with_unit
 from pipeline.records import Claim, Conflict, Diagnostic, UnitMismatch
 from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING
@@ -434,15 +434,7 @@ def _stated(row: Conflict) -> str:
     return with_unit(row.value, row.unit)
 
 
-_KIND_WORDS = {
-    "official_spec": "official pages",
-    "api_catalog": "the API catalogs",
-    "vendor_blog": "vendor blogs",
-    "third_party": "third-party pages",
-    "name_convention": "the size name",
-    "sibling": "a sibling size",
-}
-
-
 def _named_kinds(kinds: Sequence[str]) -> list[str]:
-    return [_KIND_WORDS.get(k, k) for k in kinds]
+    """Who states a value, tier by tier, as the evidence says it (sources.toml's `subject`)."""
+    tier = tiers()
+    return [tier[k].subject if k in tier else k for k in kinds]

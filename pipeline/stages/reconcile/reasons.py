@@ -81,8 +81,7 @@ def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
         elif n == 1:
             parts.append(f"{'an' if label[0].lower() in 'aeiou' else 'a'} {label}")
         else:
-            plural = label.replace("page", "pages").replace("post", "posts").replace("catalog", "catalogs")
-            parts.append(f"{n} {plural}")
+            parts.append(f"{n} {tier[kind].plural}")
     return f"{listed(parts)} agree"
 
 
