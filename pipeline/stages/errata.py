@@ -86,10 +86,12 @@ def read_by_errata(
     the facts it needs, by (entity, attribute); and the (series, attribute) whose sizes' facts it
     needs too (a series' value that loses for one size may hold for the others)."""
     cited = {i for row in conflicts for i in row.claims} | {i for i, failed in checks.items() if failed}
-    units = [(d.document, d.line, u.attribute) for d in diagnostics if (u := _mismatch(d))]
-    lines = {(document, line) for document, line, _ in units}
+    units: dict[tuple[str, int | None], list[str]] = defaultdict(list)
+    for d in diagnostics:
+        if u := _mismatch(d):
+            units[(d.document, d.line)].append(u.attribute)
     claims = list(claims)
-    picked = [c for c in claims if c.claim_id in cited or (c.document, c.line) in lines]
+    picked = [c for c in claims if c.claim_id in cited or (c.document, c.line) in units]
     # A series range that ends on a slip of its series' pattern was copied from it; one that leaves
     # out several sizes' values is wrong itself.
     slips = {(c.attribute, c.value_number) for c in picked if _slipped(checks.get(c.claim_id, ()))}
@@ -100,12 +102,7 @@ def read_by_errata(
         if c.is_range and ({(c.attribute, c.range_min), (c.attribute, c.range_max)} & slips or _ends(c) in spans)
     ]
     keys = {(row.entity, row.attribute) for row in conflicts} | {(c.entity, c.attribute) for c in picked}
-    keys |= {
-        (c.entity, attribute)
-        for c in picked
-        for document, line, attribute in units
-        if (c.document, c.line) == (document, line)
-    }
+    keys |= {(c.entity, attribute) for c in picked for attribute in units.get((c.document, c.line), ())}
     series = {(c.entity, c.attribute) for c in picked if c.entity_kind == "series"}
     return picked, keys, series
 
@@ -260,12 +257,15 @@ class _Errata:
 
     def units(self, diagnostics: Iterable[Diagnostic], claims: Sequence[Claim]) -> None:
         """Each cell normalize read as no value because its header's unit is no unit of its numbers."""
+        sizes: dict[tuple[str, int], str] = {}  # the first size stated on each line
+        for c in claims:
+            if c.entity_kind == "size":
+                sizes.setdefault((c.document, c.line), c.entity)
         for d in diagnostics:
             m = _mismatch(d)
             if m is None or d.line is None or not _standing(d.document, self.sources) or self._older(d.document):
                 continue
-            on_line = [c for c in claims if (c.document, c.line) == (d.document, d.line) and c.entity_kind == "size"]
-            entity = on_line[0].entity if on_line else ""
+            entity = sizes.get((d.document, d.line), "")
             fact = self.chosen.get((entity, m.attribute))
             evidence = f"the header {m.key!r} says {m.unit}, which is no unit of {m.attribute}" + (
                 f"; the value chosen for {entity} is {fact.value}" if fact else ""
