@@ -24,8 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.knowledge.names import parse_size
-from pipeline.outputs.errata import cell
+from pipeline.knowledge.values import with_unit
 from pipeline.outputs.schema import tables
+from pipeline.outputs.text import cell
 from pipeline.sync import short
 
 SECTIONS = (
@@ -368,9 +369,9 @@ def _reading(name: tuple[str, str]) -> str:
     return f"{'most likely ' if certainty == 'likely' else ''}another name of {size}"
 
 
-def _unit(row: dict[str, Any]) -> str:
-    unit = _s(row.get("unit"))
-    return f" {unit}" if unit and unit != "count" else ""
+def _valued(value: Any, row: dict[str, Any]) -> str:
+    """`value` with the unit of its fact or conflict `row`."""
+    return with_unit(str(value), _s(row.get("unit")))
 
 
 def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
@@ -381,7 +382,7 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
         o, n = old[key], new[key]
         parts = []
         if o["value"] != n["value"]:
-            parts.append(f"value {o['value']}{_unit(o)} -> {n['value']}{_unit(n)}")
+            parts.append(f"value {_valued(o['value'], o)} -> {_valued(n['value'], n)}")
         if o["status"] != n["status"]:
             parts.append(f"status {o['status']} -> {n['status']}")
         if abs(float(o["confidence"]) - float(n["confidence"])) > CONFIDENCE_STEP:
@@ -396,7 +397,7 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                     _standing(o, o["status"] != n["status"]),
                     _standing(n, o["status"] != n["status"]),
                     where=f"{n['document']}:{n['line']}",
-                    detail=f"value {n['value']}{_unit(n)} unchanged; {n['reason']}",
+                    detail=f"value {_valued(n['value'], n)} unchanged; {n['reason']}",
                 )
             )
         elif parts:
@@ -405,8 +406,8 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                     "facts",
                     "changed",
                     f"{key[0]} {key[1]}",
-                    f"{o['value']}{_unit(o)}",
-                    f"{n['value']}{_unit(n)}",
+                    _valued(o["value"], o),
+                    _valued(n["value"], n),
                     where=f"{n['document']}:{n['line']}",
                     detail="; ".join(parts) + f"; {n['reason']}",
                 )
@@ -419,7 +420,7 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                 "added",
                 f"{key[0]} {key[1]}",
                 None,
-                f"{n['value']}{_unit(n)}",
+                _valued(n["value"], n),
                 where=f"{n['document']}:{n['line']}",
                 detail=str(n["status"]),
             )
@@ -433,7 +434,7 @@ def _facts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                 "facts",
                 "removed",
                 f"{key[0]} {key[1]}",
-                f"{o['value']}{_unit(o)}",
+                _valued(o["value"], o),
                 None,
                 where=f"{o['document']}:{o['line']}",
             )
@@ -516,7 +517,7 @@ def _conflicts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                 "appeared",
                 f"{key[0]} {key[1]}",
                 None,
-                f"{key[2]}{_unit(n)}",
+                _valued(key[2], n),
                 where=str(n["documents"]),
                 detail="won" if n["won"] else "lost",
             )
@@ -528,7 +529,7 @@ def _conflicts(a: pd.DataFrame, b: pd.DataFrame) -> list[Change]:
                 "conflicts",
                 "resolved",
                 f"{key[0]} {key[1]}",
-                f"{key[2]}{_unit(o)}",
+                _valued(key[2], o),
                 None,
                 where=str(o["documents"]),
                 detail="no longer in dispute",

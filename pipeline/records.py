@@ -8,8 +8,10 @@ facts, `Plan.facts`) does so before anyone else holds it.
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
 from functools import cache, partial
@@ -33,6 +35,9 @@ value physics rules out."""
 BASES = ("stated", "computed", "inherited", "sibling", "name")
 """What a fact's value may rest on (`Fact.basis`): the first two, a document states for
 the entity; the others the pipeline infers (from its series, a sibling size, its name)."""
+TABULAR_METHODS = ("table", "part_table", "key_value", "feature_table")
+"""How a claim is read where a document states it in a table or a `key: value` line, not in
+running text nor by a rule: what a series' pattern is read from, and what a reason calls a table."""
 EntityKind = Literal["size", "series"]
 R = TypeVar("R")
 
@@ -135,6 +140,40 @@ class Diagnostic:
     def __str__(self) -> str:
         where = f"{self.document}:{self.line}" if self.line is not None else self.document
         return f"{where}: {self.severity}: {self.message} [{self.code}]"
+
+
+@dataclass(frozen=True, slots=True)
+class UnitMismatch:
+    """A cell normalize skips because its header's unit is no unit of the attribute: what the
+    `unit-mismatch` diagnostic says, written (`message`) and read back (`read`) here alone, so that
+    errata find the cell whatever quotes or backslashes its text holds."""
+
+    raw_text: str
+    key: str
+    unit: str
+    attribute: str
+
+    @property
+    def message(self) -> str:
+        cell = f"{self.raw_text!r} under {self.key!r}"
+        return f"{cell}: unit {self.unit} is not a unit of {self.attribute}; value skipped"
+
+    @classmethod
+    def read(cls, message: str) -> UnitMismatch | None:
+        """The mismatch `message` states; None for any other text."""
+        m = _UNIT_MISMATCH.fullmatch(message)
+        if m is None:
+            return None
+        return cls(ast.literal_eval(m["raw"]), ast.literal_eval(m["key"]), m["unit"], m["attribute"])
+
+
+_REPR = r"'(?:[^'\\]|\\.)*'" + r'|"(?:[^"\\]|\\.)*"'
+"""A `str` as `repr` writes it: in single quotes, or in double quotes where it holds a single
+quote and no double one; a backslash escapes the next character."""
+_UNIT_MISMATCH = re.compile(
+    rf"(?P<raw>{_REPR}) under (?P<key>{_REPR}): unit (?P<unit>.+?) is not a unit of (?P<attribute>\w+); value skipped",
+    re.DOTALL,
+)
 
 
 @compact

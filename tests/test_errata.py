@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from pipeline.outputs.errata import errata_markdown
-from pipeline.records import Claim, Conflict, Diagnostic
-from pipeline.stages.errata import Chosen, errata
+from pipeline.records import Claim, Conflict, Diagnostic, UnitMismatch
+from pipeline.stages.errata import Chosen, errata, read_by_errata
 from tests.test_patterns import SOURCE
 
 GPU = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated"
@@ -159,6 +159,31 @@ def test_errata_md_is_an_issue_per_file(shipped_output: Path, found: pd.DataFram
         assert f"]({url})" in text
 
 
+def test_errata_md_links_each_line_of_the_evidence_to_its_own_document() -> None:
+    """Two files of one name, both cited at line 12: only the second has an upstream copy."""
+    url = f"https://github.com/MicrosoftDocs/azure-compute-docs/blob/{'0' * 40}/articles/x-specs.md#L12"
+    row = {
+        "kind": "page_vs_include",
+        "document": "page.md",
+        "line": 3,
+        "url": None,
+        "repository": None,
+        "upstream_path": None,
+        "catalog": None,
+        "entities": "Standard_NX8_v1",
+        "attribute": "vcpus",
+        "written": "8",
+        "value": "8",
+        "supported": "16",
+        "evidence": "official pages state 16",
+        "sure": 0.9,
+        "evidence_at": "seeds/old/x-specs.md:12; azure-docs/azure-compute-docs/articles/x-specs.md:12",
+        "evidence_links": f"; {url}",
+    }
+    text = errata_markdown(pd.DataFrame([row]))
+    assert f"official pages state 16 (see x-specs.md:12, [x-specs.md:12]({url})) |" in text
+
+
 def test_errata_of_no_records_is_no_errata() -> None:
     assert errata([], [], {}, {}, [], SOURCE) == ()
     assert "No value of an official page or an API catalog is suspect." in errata_markdown(pd.DataFrame())
@@ -245,6 +270,137 @@ def test_a_catalog_value_loses_to_the_pages_as_a_catalog_erratum() -> None:
         0.9,
     )
     assert e.evidence == "official pages state 112 GiB" and e.evidence_at == ("page.md:12",)
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "2/20,000",
+        "2/20,000 (12' cable)",  # an apostrophe: the message quotes the cell with double quotes
+        'it\'s "2\\20,000"',  # both quotes and a backslash: the message escapes them
+    ],
+)
+def test_a_cell_under_a_header_of_another_unit_is_an_erratum_whatever_its_quotes(cell: str) -> None:
+    size = Claim("s", "page.md", 57, "", 1, 0, "Size", "NX8", "table", "Standard_NX8_v1", "size", "vcpus", "8", 8.0)
+    mismatch = UnitMismatch(cell, "Max NICs/network bandwidth (MBps)", "MBps", "network_bandwidth_mbps")
+    diagnostic = Diagnostic("warning", "unit-mismatch", "page.md", 57, mismatch.message)
+    picked, keys, _ = read_by_errata([size], [], {}, [diagnostic])
+    assert picked == [size] and ("Standard_NX8_v1", "network_bandwidth_mbps") in keys
+    chosen = {("Standard_NX8_v1", "network_bandwidth_mbps"): Chosen("20000 Mbps", 0.8, "other.md:3", 2)}
+    [e] = errata(picked, [], {}, chosen, [diagnostic], SOURCE)
+    assert (e.kind, e.line, e.attribute, e.written, e.supported) == (
+        "header_unit",
+        57,
+        "network_bandwidth_mbps",
+        cell,
+        "20000 Mbps",
+    )
+    assert e.evidence.startswith("the header 'Max NICs/network bandwidth (MBps)' says MBps, which is no unit of")
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "failure", "left_out", "supported"),
+    [
+        (8000.0, 16000.0, "series_range: series NX-series spans 8000-16000", (4000.0, 32000.0), "4000-32000 IOPS"),
+        # Ends of more than six digits: the check writes them as `format_number` does, in six.
+        (
+            1600000.5,
+            2400000.5,
+            "series_range: series NX-series spans 1.6e+06-2.4e+06",
+            (800000.0, 3200000.0),
+            "800000-3200000 IOPS",
+        ),
+        (0.1234567, 0.5, "series_range: series NX-series spans 0.123457-0.5", (0.05, 1.0), "0.05-1 IOPS"),
+    ],
+)
+def test_a_series_range_that_leaves_out_its_sizes_values_is_an_erratum_whatever_its_ends(
+    low: float, high: float, failure: str, left_out: tuple[float, float], supported: str
+) -> None:
+    span = Claim(
+        "r",
+        "page.md",
+        19,
+        "",
+        1,
+        0,
+        "IOPS",
+        "x",
+        "table",
+        "NX-series",
+        "series",
+        "uncached_disk_iops",
+        "x",
+        range_min=low,
+        range_max=high,
+        unit="IOPS",
+    )
+    sizes = [
+        Claim(
+            f"s{i}",
+            "page.md",
+            30 + i,
+            "",
+            2,
+            i,
+            "IOPS",
+            "x",
+            "table",
+            f"Standard_NX{i}_v1",
+            "size",
+            "uncached_disk_iops",
+            str(v),
+            v,
+            range_min=v,
+            range_max=v,
+            unit="IOPS",
+        )
+        for i, v in enumerate(left_out)
+    ]
+    checks = {c.claim_id: (failure,) for c in sizes}
+    picked, _, _ = read_by_errata([span, *sizes], [], checks, [])
+    assert span in picked
+    [e] = errata([span, *sizes], [], checks, {}, [], SOURCE)
+    assert (e.kind, e.line, e.entities, e.supported) == ("page_vs_include", 19, ("NX-series",), supported)
+
+
+@pytest.mark.parametrize(
+    ("failure", "supported"),
+    [
+        (
+            "series_pattern: the other 4 sizes of NX-series state 190 IOPS per vCPU; 7600 for 4 vCPUs (760 would fit)",
+            "760 IOPS",
+        ),
+        (
+            "series_pattern: the other 4 sizes of NX-series state 400000 IOPS per vCPU; 7600 for 4 vCPUs "
+            "(1.6e+06 would fit)",
+            "1.6e+06 IOPS",
+        ),
+        (
+            "series_value: series NX-series states 1.6e+06 for its sizes, and 7600 is not within half or twice of it",
+            "1.6e+06 IOPS",
+        ),
+    ],
+)
+def test_a_failed_check_suggests_the_value_it_names_as_written(failure: str, supported: str) -> None:
+    c = Claim(
+        "s",
+        "page.md",
+        79,
+        "",
+        1,
+        0,
+        "IOPS",
+        "x",
+        "table",
+        "Standard_NX4_v1",
+        "size",
+        "uncached_disk_iops",
+        "7600",
+        7600.0,
+        unit="IOPS",
+    )
+    [e] = errata([c], [], {"s": (failure,)}, {}, [], SOURCE)
+    assert e.supported == supported
 
 
 # Losing values of official pages and catalogs that no `superseded` flag marks, read by hand, and why each is

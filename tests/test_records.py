@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from pipeline.records import Claim, Diagnostic, Metadata, Reconciled, values_of
+from pipeline.records import Claim, Diagnostic, Metadata, Reconciled, UnitMismatch, values_of
 
 ND40 = Claim(
     claim_id="3f1c2a9e0b7d4c11",
@@ -95,3 +95,46 @@ def test_a_compact_record_cannot_be_subclassed() -> None:
         type("Louder", (Claim,), {"__slots__": ()})
     with pytest.raises(TypeError, match="Mixed: Claim is a compact record, which cannot be subclassed"):
         type("Mixed", (type("Mixin", (), {"__slots__": ()}), Claim), {"__slots__": ()})  # named by the record
+
+
+@pytest.mark.parametrize(
+    ("mismatch", "message"),
+    [
+        (
+            UnitMismatch("2/20,000", "Max NICs/network bandwidth (MBps)", "MBps", "network_bandwidth_mbps"),
+            "'2/20,000' under 'Max NICs/network bandwidth (MBps)': unit MBps is not a unit of network_bandwidth_mbps; "
+            "value skipped",
+        ),
+        # An apostrophe: repr writes the cell in double quotes.
+        (
+            UnitMismatch("8 x 12' GB", "GPU memory (in)", "in", "gpu_memory_gib"),
+            "\"8 x 12' GB\" under 'GPU memory (in)': unit in is not a unit of gpu_memory_gib; value skipped",
+        ),
+        # Both quotes, and a backslash: repr escapes them.
+        (
+            UnitMismatch('it\'s "1\\2"', 'say "GB"', "in", "memory_gib"),
+            "'it\\'s \"1\\\\2\"' under 'say \"GB\"': unit in is not a unit of memory_gib; value skipped",
+        ),
+        # A header that reads like the message itself, a unit of two words and a line break.
+        (
+            UnitMismatch("1\n' under 'x", "a': unit b is not a unit of c; value skipped", "fl oz", "memory_gib"),
+            '"1\\n\' under \'x" under "a\': unit b is not a unit of c; value skipped": unit fl oz is not a unit of '
+            "memory_gib; value skipped",
+        ),
+    ],
+)
+def test_a_unit_mismatch_is_read_back_from_the_message_it_writes(mismatch: UnitMismatch, message: str) -> None:
+    assert mismatch.message == message
+    assert UnitMismatch.read(message) == mismatch
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "unit 'GBs' is not known",
+        "'2' under 'x': unit MBps is not a unit of y",
+        "2 under 'x': unit a is not a unit of y; value skipped",
+    ],
+)
+def test_another_message_is_no_unit_mismatch(message: str) -> None:
+    assert UnitMismatch.read(message) is None

@@ -290,6 +290,28 @@ def test_the_names_section_says_what_each_name_stands_for_and_where_it_is_used(p
     assert f'href="{upstream}"' in section.group(0)
 
 
+LINE_12 = f"https://github.com/o/r/blob/{'0' * 40}/b.md#L12"
+
+
+@pytest.mark.parametrize(
+    ("links", "linked"),
+    [
+        # seeds/a.md has no upstream copy, b.md has: its line 12 is not a.md's.
+        (f"; {LINE_12}", [(LINE_12, '<span class="dir">docs/</span><b>b.md</b><span class="line">:12</span>')]),
+        # Links that do not line up with the uses (one for two): none, rather than another line's.
+        (LINE_12, []),
+    ],
+)
+def test_a_name_used_on_the_same_line_of_two_documents_links_each_to_its_own(
+    links: str, linked: list[tuple[str, str]]
+) -> None:
+    name = {"name": "Standard_X", "written": "X", "size": "Standard_Xs", "certainty": "likely", "evidence": "e"}
+    page = render_report({"names": pd.DataFrame([{**name, "uses": "seeds/a.md:12; docs/b.md:12", "links": links}])})
+    section = re.search(r'<section id="names".*?</section>', page, flags=re.S)
+    assert section is not None
+    assert re.findall(r'href="([^"]*)"[^>]*>(.*?)</a>', section.group(0)) == linked
+
+
 def test_flags_read_yes_and_no_as_in_the_size_tables(page: str) -> None:
     block = conflict_block(page, "ND A100 v4", "accelerated_networking")
     assert 'data-value="true"' in block and 'data-value="false"' in block, "the stored values stay in the data"

@@ -149,3 +149,28 @@ def test_no_spot_price_equals_the_on_demand_price(tables: dict[str, pd.DataFrame
     assert said["message"].tolist() == [
         "Standard_NC40ads_H100_v5 in eastus: the spot price 6.98 is the on-demand price; no spot price is taken"
     ]
+
+
+@pytest.mark.parametrize(
+    ("table", "refs", "links"),
+    [("conflicts", "documents", "links"), ("names", "uses", "links"), ("errata", "evidence_at", "evidence_links")],
+)
+def test_each_reference_has_its_own_permalink_in_its_place(
+    shipped_output: Path, table: str, refs: str, links: str
+) -> None:
+    """One link per `document:line`, in order, empty where the document has no upstream copy: the
+    conflicts of ND40rs_v2's GPU memory cite ndv2-series.md:16 and the 2020 seed's line 16."""
+    urls = pd.read_parquet(shipped_output / "documents.parquet").set_index("document")["url"].dropna().to_dict()
+    rows = pd.read_parquet(shipped_output / f"{table}.parquet")
+    linked = 0
+    for at, cell in zip(rows[refs], rows[links], strict=True):
+        if pd.isna(cell):
+            assert pd.isna(at) or not any(a.rpartition(":")[0] in urls for a in at.split("; "))
+            continue
+        expected = []
+        for a in at.split("; "):
+            document, _, line = a.rpartition(":")
+            expected.append(f"{urls[document]}#L{line}" if document in urls else "")
+        assert cell.split("; ") == expected
+        linked += 1
+    assert linked

@@ -33,6 +33,10 @@ class Tier:
     """The weight for attributes this tier is stronger or weaker on (an API's GPU count)."""
     document: bool = False
     authoritative: bool = False
+    plural: str = ""
+    """The label of several (`2 official Microsoft Learn pages agree`)."""
+    subject: str = ""
+    """The tier as an erratum's evidence names who states a value (`official pages state 112 GiB`)."""
 
     def weight_for(self, attribute: str) -> float:
         return self.attributes.get(attribute, self.weight)
@@ -95,6 +99,8 @@ def tiers() -> Mapping[str, Tier]:
             {a: float(w) for a, w in t.get("attributes", {}).items()},
             bool(t.get("document")),
             bool(t.get("authoritative")),
+            str(t["plural"]),
+            str(t["subject"]),
         )
         for name, t in _sources_table()["tier"].items()
     }

@@ -163,6 +163,11 @@ def format_number(value: float) -> str:
     return f"{value:.6g}"
 
 
+def with_unit(value: str, unit: str | None) -> str:
+    """A value as a person reads it, with its unit (`32 GiB`); a count without one (`8`, not `8 count`)."""
+    return f"{value} {unit}" if unit and unit != "count" else value
+
+
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _ORDINAL = re.compile(r"^(?:(\d+)(?:st|nd|rd|th)|([a-z]+))$", re.IGNORECASE)
 _GENERATION_WORD = re.compile(r"\b(\w+)[\s-]+gen(?:eration)?\b", re.IGNORECASE)

@@ -105,7 +105,9 @@ PERMALINK = r"https://github\.com/[^/\s]+/[^/\s]+/blob/[0-9a-f]{40}/\S.*"
 
 
 def _permalinks_to_lines(value: Any) -> bool:
-    return isinstance(value, str) and all(re.fullmatch(PERMALINK + r"#L[1-9]\d*", v) for v in value.split("; "))
+    return isinstance(value, str) and all(
+        not v or re.fullmatch(PERMALINK + r"#L[1-9]\d*", v) for v in value.split("; ")
+    )
 
 
 PROBABILITY = _between(0, 1)

@@ -10,6 +10,7 @@ from typing import Any
 
 from pipeline import knowledge
 from pipeline.outputs import schema
+from pipeline.outputs.text import cell
 
 PACKAGE_NAME = "gpu-vm-dataset"
 
@@ -57,13 +58,6 @@ _STORAGE = {
 }
 
 
-def _cell(text: str | None) -> str:
-    """Text safe inside a Markdown table cell: a `|` would split the cell, a newline the row."""
-    if not text:
-        return ""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def schema_markdown() -> str:
     """SCHEMA.md: every table and column with type, unit and meaning, then the attributes."""
     lines: list[str] = [
@@ -86,16 +80,19 @@ def schema_markdown() -> str:
         lines.append(f"| {type_} | {parquet} | {csv} | {pandas} |")
     lines += ["", "## Status", "", "`facts.status` and `vm_sizes.status` take one of these values:", ""]
     lines += ["| Status | Meaning |", "|---|---|"]
-    lines += [f"| `{k}` | {_cell(v)} |" for k, v in STATUS_MEANING.items()]
+    lines += [f"| `{k}` | {cell(v, markup=True)} |" for k, v in STATUS_MEANING.items()]
     lines += ["", "## Tables", ""]
     tables = schema.tables()
-    lines += [f"- [`{name}`](#{name}): {_cell(TABLE_PURPOSE.get(name, ''))}" for name in tables]
+    lines += [f"- [`{name}`](#{name}): {cell(TABLE_PURPOSE.get(name, ''), markup=True)}" for name in tables]
     for name, columns in tables.items():
         lines += ["", f"### {name}", ""]
         if TABLE_PURPOSE.get(name):
             lines += [TABLE_PURPOSE[name], ""]
         lines += ["| Column | Type | Unit | Meaning |", "|---|---|---|---|"]
-        lines += [f"| `{c.name}` | {c.type} | {_cell(c.unit)} | {_cell(c.description)} |" for c in columns]
+        lines += [
+            f"| `{c.name}` | {c.type} | {cell(c.unit, markup=True)} | {cell(c.description, markup=True)} |"
+            for c in columns
+        ]
     lines += [
         "",
         "## Attributes",
@@ -107,7 +104,9 @@ def schema_markdown() -> str:
         "|---|---|---|---|",
     ]
     for attr in knowledge.load().attributes.values():
-        lines.append(f"| `{attr.name}` | {attr.kind} | {_cell(attr.unit)} | {_cell(attr.description)} |")
+        lines.append(
+            f"| `{attr.name}` | {attr.kind} | {cell(attr.unit, markup=True)} | {cell(attr.description, markup=True)} |"
+        )
     return "\n".join(lines) + "\n"
 
 

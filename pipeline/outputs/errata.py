@@ -8,10 +8,12 @@ every line of it in one sitting.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+
+from pipeline.outputs.text import cell, permalinks
 
 KIND_WORDS = {
     "page_vs_include": "contradicts the series' include (or the page that includes it)",
@@ -23,17 +25,6 @@ KIND_WORDS = {
     "api_physics": "the API catalog's value fails a physical check",
 }
 """Each kind of erratum (`records.ERRATA_KINDS`) as a reader of the issue is told it."""
-
-
-def cell(text: Any) -> str:
-    """Document text made safe for a Markdown table cell: no markup, no HTML."""
-    if text is None or (not isinstance(text, str) and pd.isna(text)) or text == "":
-        return ""
-    out = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-    out = out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    for ch in "`*_[]":
-        out = out.replace(ch, "\\" + ch)
-    return out
 
 
 def errata_markdown(errata: pd.DataFrame) -> str:
@@ -115,14 +106,11 @@ def _code(text: Any) -> str:
 
 def _seen(r: Mapping[str, Any]) -> str:
     """The lines behind the evidence, linked where they have a permalink."""
-    at = [a for a in str(r.get("evidence_at") or "").split("; ") if a and _present(r.get("evidence_at"))]
-    links = [u for u in str(r.get("evidence_links") or "").split("; ") if u and _present(r.get("evidence_links"))]
-    shown = [_linked(a, links) for a in at]
+    shown = [_linked(at, url) for at, url in permalinks(r.get("evidence_at"), r.get("evidence_links"))]
     return f" (see {', '.join(shown)})" if shown else ""
 
 
-def _linked(at: str, links: Iterable[str]) -> str:
+def _linked(at: str, url: str | None) -> str:
     document, _, line = at.rpartition(":")
     name = f"{document.rsplit('/', 1)[-1]}:{line}"
-    url = next((u for u in links if u.endswith(f"#L{line}") and document.rsplit("/", 1)[-1] in u), None)
     return f"[{cell(name)}]({url})" if url else cell(name)

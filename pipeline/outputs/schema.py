@@ -147,7 +147,12 @@ CONFLICTS = (
     _c("superseded", "bool", "True when a newer document of the same tier replaced this value."),
     _c("claims", "string", "claim_id of the claims stating this value, joined with ' '."),
     _c("documents", "string", "document:line of each claim stating this value, joined with '; '."),
-    _c("links", "string", "Permalink to the line (url#L<line>) of each of `documents` that has one, joined with '; '."),
+    _c(
+        "links",
+        "string",
+        "Permalink to the line (url#L<line>) of each of `documents`, in its order and empty where it has none, "
+        "joined with '; '.",
+    ),
     _c("kinds", "string", "Source tiers stating this value, joined with ', '."),
     _c("newest", "date", "Newest document date behind this value."),
     _c("checks_failed", "string", "Consistency checks this value fails, joined with '; '."),
@@ -167,7 +172,12 @@ NAMES = (
     _c("evidence", "string", "Why the name is read as `size`: how the two names differ, and what the values say."),
     _c("documents", "int", "Number of documents that use the name.", "document"),
     _c("uses", "string", "document:line of every use of the name, joined with '; '."),
-    _c("links", "string", "Permalink to the line (url#L<line>) of each of `uses` that has one, joined with '; '."),
+    _c(
+        "links",
+        "string",
+        "Permalink to the line (url#L<line>) of each of `uses`, in its order and empty where it has none, "
+        "joined with '; '.",
+    ),
 )
 
 ERRATA = (
@@ -201,7 +211,11 @@ ERRATA = (
     ),
     _c("evidence", "string", "Why the value is wrong: what the other documents state, the check it fails."),
     _c("evidence_at", "string", "document:line of each statement behind the evidence, joined with '; '."),
-    _c("evidence_links", "string", "Permalink to each of `evidence_at` that has one, joined with '; '."),
+    _c(
+        "evidence_links",
+        "string",
+        "Permalink to each of `evidence_at`, in its order and empty where it has none, joined with '; '.",
+    ),
     _c("sure", "float", "How sure the erratum is, from 0 to 1.", "probability"),
 )
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
+from pipeline.knowledge.values import with_unit
 from pipeline.outputs import schema
 from pipeline.outputs.write import Previous, by_column, frame, sync_file, write_table
 from pipeline.records import BuildResult, Claim, Conflict, Diagnostic, Fact, Mention, Price, Reconciled
@@ -138,13 +139,14 @@ def _provenance(locked: Locked | None) -> dict[str, str | None]:
 
 
 def _links(refs: Sequence[str], upstream: Mapping[str, Locked]) -> str | None:
-    """The permalink to the line of each `document:line` whose document has one, joined with '; '."""
+    """The permalink to the line of each `document:line`, joined with '; ': one per reference, in
+    its order and empty where its document has none, so that a reader pairs them by position
+    (`outputs.text.permalinks`); None where no document has one."""
     links = []
     for ref in refs:
         document, _, line = ref.rpartition(":")
-        if document in upstream:
-            links.append(f"{upstream[document].url}#L{line}")
-    return "; ".join(links) or None
+        links.append(f"{upstream[document].url}#L{line}" if document in upstream else "")
+    return "; ".join(links) if any(links) else None
 
 
 STATUS_ORDER = ("unresolved", "resolved", "single_source", "agreed")
@@ -333,8 +335,7 @@ def _chosen(facts: Any, keys: Collection[tuple[str, str]]) -> dict[tuple[str, st
     out = {}
     columns = ["entity", "attribute", "value", "unit", "confidence", "document", "line", "sources"]
     for f in rows[columns].itertuples(index=False):
-        unit = f.unit if isinstance(f.unit, str) and f.unit != "count" else None
-        value = f"{f.value} {unit}" if unit else str(f.value)
+        value = with_unit(str(f.value), f.unit if isinstance(f.unit, str) else None)
         out[(str(f.entity), str(f.attribute))] = Chosen(
             value, float(f.confidence), f"{f.document}:{f.line}", int(f.sources)
         )

@@ -21,18 +21,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pipeline.knowledge.registry import Source
-from pipeline.knowledge.values import format_number
-from pipeline.records import Claim, Conflict, Diagnostic
+from pipeline.knowledge.registry import AUTHORITATIVE, Source, tiers
+from pipeline.knowledge.values import format_number, with_unit
+from pipeline.records import Claim, Conflict, Diagnostic, UnitMismatch
+from pipeline.stages.reconcile import NAME_CONVENTION, SIBLING
 
 _SERIES_CHECKS = ("series_range", "series_value")
 """Checks that set a size's value against what the series' include states."""
 
-_WRITTEN = ("name_convention", "sibling", "derived")
+_WRITTEN = (NAME_CONVENTION, SIBLING, "derived")
 """Methods of claims no one wrote as such: never an erratum of their own."""
-
-_UNIT = re.compile(r"^(?P<raw>'.*') under (?P<key>'.*'): unit (?P<unit>\S+) is not a unit of (?P<attribute>\w+);")
-"""A `unit-mismatch` diagnostic of normalize (`_convert`): the cell, its header, the unit and the attribute."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +86,12 @@ def read_by_errata(
     the facts it needs, by (entity, attribute); and the (series, attribute) whose sizes' facts it
     needs too (a series' value that loses for one size may hold for the others)."""
     cited = {i for row in conflicts for i in row.claims} | {i for i, failed in checks.items() if failed}
-    units = [(d.document, d.line, m["attribute"]) for d in diagnostics if (m := _UNIT.match(d.message))]
-    lines = {(document, line) for document, line, _ in units}
+    units: dict[tuple[str, int | None], list[str]] = defaultdict(list)
+    for d in diagnostics:
+        if u := _mismatch(d):
+            units[(d.document, d.line)].append(u.attribute)
     claims = list(claims)
-    picked = [c for c in claims if c.claim_id in cited or (c.document, c.line) in lines]
+    picked = [c for c in claims if c.claim_id in cited or (c.document, c.line) in units]
     # A series range that ends on a slip of its series' pattern was copied from it; one that leaves
     # out several sizes' values is wrong itself.
     slips = {(c.attribute, c.value_number) for c in picked if _slipped(checks.get(c.claim_id, ()))}
@@ -99,19 +99,10 @@ def read_by_errata(
     picked += [
         c
         for c in claims
-        if c.is_range
-        and (
-            {(c.attribute, c.range_min), (c.attribute, c.range_max)} & slips
-            or (c.entity, c.attribute, c.range_min, c.range_max) in spans
-        )
+        if c.is_range and ({(c.attribute, c.range_min), (c.attribute, c.range_max)} & slips or _ends(c) in spans)
     ]
     keys = {(row.entity, row.attribute) for row in conflicts} | {(c.entity, c.attribute) for c in picked}
-    keys |= {
-        (c.entity, attribute)
-        for c in picked
-        for document, line, attribute in units
-        if (c.document, c.line) == (document, line)
-    }
+    keys |= {(c.entity, attribute) for c in picked for attribute in units.get((c.document, c.line), ())}
     series = {(c.entity, c.attribute) for c in picked if c.entity_kind == "series"}
     return picked, keys, series
 
@@ -201,7 +192,7 @@ class _Errata:
             at: tuple[str, ...] = ()
             if fact is None:
                 supported, sure = _suggested(failed[0], c.unit), 0.5
-            elif fact.value == _with_unit(c.value, c.unit):
+            elif fact.value == with_unit(c.value, c.unit):
                 if fact.sources > 1:
                     continue  # another source confirms the value: the check's fault lies elsewhere on its line
                 supported, sure = _suggested(failed[0], c.unit), 1 - fact.confidence  # it stands, as sure as it is not
@@ -217,20 +208,20 @@ class _Errata:
         not the sizes' values, which are then judged no further. And each range that ends on a value
         off the series' pattern: it was copied from that slip, and says the slip again (`7,600 -
         5,320 IOPS`)."""
-        excluded: dict[tuple[str, str, float | None, float | None], list[Claim]] = defaultdict(list)
+        excluded: dict[tuple[str, str, str], list[Claim]] = defaultdict(list)
         for c in claims:
             for f in checks.get(c.claim_id, ()):
                 if (span := _span(c.attribute, f)) and c.value_number is not None and c.entity not in self.stale:
                     excluded[span].append(c)
         for r in claims:
-            left_out = excluded.get((r.entity, r.attribute, r.range_min, r.range_max), [])
-            if not r.is_range or len({c.entity for c in left_out}) < RANGE_LEAVES_OUT or not self._written(r):
+            left_out = excluded.get(_ends(r), []) if r.is_range else []
+            if len({c.entity for c in left_out}) < RANGE_LEAVES_OUT or not self._written(r):
                 continue
             values = [c.value_number for c in left_out if c.value_number is not None] + [
                 r.range_min or 0,
                 r.range_max or 0,
             ]
-            supported = _with_unit(f"{format_number(min(values))}-{format_number(max(values))}", r.unit)
+            supported = with_unit(f"{format_number(min(values))}-{format_number(max(values))}", r.unit)
             shown = ", ".join(f"{c.entity} {c.value}" for c in left_out[:4]) + (", ..." if len(left_out) > 4 else "")
             evidence = f"the range leaves out what the sizes' own rows state: {shown}"
             at = [f"{c.document}:{c.line}" for c in left_out]
@@ -252,7 +243,7 @@ class _Errata:
                 corrected = sorted(
                     float(fit.replace(",", "")) if fit and end == c.value_number else end or 0 for end in ends
                 )
-                fitting = _with_unit("-".join(format_number(end) for end in corrected), r.unit) if fit else None
+                fitting = with_unit("-".join(format_number(end) for end in corrected), r.unit) if fit else None
                 evidence = (
                     f"the range ends on {c.value}, the value of {c.entity} at {c.document}:{c.line}, off its series' "
                     f"pattern: {failed.split(': ', 1)[-1]}"
@@ -266,19 +257,22 @@ class _Errata:
 
     def units(self, diagnostics: Iterable[Diagnostic], claims: Sequence[Claim]) -> None:
         """Each cell normalize read as no value because its header's unit is no unit of its numbers."""
+        sizes: dict[tuple[str, int], str] = {}  # the first size stated on each line
+        for c in claims:
+            if c.entity_kind == "size":
+                sizes.setdefault((c.document, c.line), c.entity)
         for d in diagnostics:
-            m = _UNIT.match(d.message) if d.code == "unit-mismatch" and d.line is not None else None
-            if m is None or d.line is None or not _is_standing(d.document, self.sources) or self._older(d.document):
+            m = _mismatch(d)
+            if m is None or d.line is None or not _standing(d.document, self.sources) or self._older(d.document):
                 continue
-            on_line = [c for c in claims if (c.document, c.line) == (d.document, d.line) and c.entity_kind == "size"]
-            entity = on_line[0].entity if on_line else ""
-            fact = self.chosen.get((entity, m["attribute"]))
-            evidence = f"the header {m['key']} says {m['unit']}, which is no unit of {m['attribute']}" + (
+            entity = sizes.get((d.document, d.line), "")
+            fact = self.chosen.get((entity, m.attribute))
+            evidence = f"the header {m.key!r} says {m.unit}, which is no unit of {m.attribute}" + (
                 f"; the value chosen for {entity} is {fact.value}" if fact else ""
             )
-            cell = m["raw"].strip("'")
+            cell = m.raw_text
             written = Claim(
-                "", d.document, d.line, "", None, None, None, cell, "table", entity, "size", m["attribute"], cell
+                "", d.document, d.line, "", None, None, None, cell, "table", entity, "size", m.attribute, cell
             )
             at = (fact.at,) if fact else ()
             self.add(
@@ -296,7 +290,7 @@ class _Errata:
 
     def _written(self, c: Claim) -> bool:
         """A value someone wrote in a document that speaks for the publisher now."""
-        return c.method not in _WRITTEN and _standing(c, self.sources) and not self._older(c.document)
+        return c.method not in _WRITTEN and _standing(c.document, self.sources) and not self._older(c.document)
 
     def _older(self, document: str) -> bool:
         """An older version of a page or an older snapshot of a catalog: what it says differently,
@@ -325,7 +319,7 @@ class _Errata:
         ND40rs_v2, against the retired ND40s_v2's 16)."""
         if c.entity_kind != "series":
             return False
-        mine = _with_unit(c.value, c.unit)
+        mine = with_unit(c.value, c.unit)
         return any(
             (f := self.chosen.get((size, c.attribute))) and f.value == mine for size in self.members.get(c.entity, ())
         )
@@ -358,7 +352,7 @@ class _Found:
             tuple(sorted(self.entities)),
             c.attribute,
             c.raw_text,
-            _with_unit(c.value, c.unit),
+            with_unit(c.value, c.unit),
             self.supported,
             self.evidence,
             tuple(self.at),
@@ -366,14 +360,10 @@ class _Found:
         )
 
 
-def _standing(c: Claim, sources: Mapping[str, Source]) -> bool:
-    return _is_standing(c.document, sources)
-
-
-def _is_standing(document: str, sources: Mapping[str, Source]) -> bool:
+def _standing(document: str, sources: Mapping[str, Source]) -> bool:
     """Whether a document speaks for the publisher now: an official page or an API catalog."""
     src = sources.get(document)
-    return src is not None and src.kind in ("official_spec", "api_catalog")
+    return src is not None and src.kind in AUTHORITATIVE
 
 
 def _conflict_kind(c: Claim, row: Conflict, won: Conflict, sources: Mapping[str, Source]) -> str:
@@ -399,26 +389,41 @@ def _check_kind(check: str, c: Claim, sources: Mapping[str, Source]) -> str:
     return "api_physics" if sources[c.document].kind == "api_catalog" else "physical_check"
 
 
-_SUGGESTED = re.compile(r"\((?P<value>[\d.,]+) would fit\)|states (?P<one>[\d.,]+) for its sizes")
+_NUMBER = r"-?[\d.,]+(?:e[+-]\d+)?"
+"""A number as `format_number` writes it (`1600000`, `0.25`, `1.23457e+06`), or with thousands' commas."""
+_SUGGESTED = re.compile(rf"\((?P<value>{_NUMBER}) would fit\)|states (?P<one>{_NUMBER}) for its sizes")
 
 
 def _suggested(check: str, unit: str | None) -> str | None:
     """The value a failed check names as the one that fits, where it names one, with `unit`."""
     m = _SUGGESTED.search(check)
-    return _with_unit(m["value"] or m["one"], unit) if m else None
+    return with_unit(m["value"] or m["one"], unit) if m else None
 
 
 RANGE_LEAVES_OUT = 2
 """Sizes whose values a series range must leave out for the range, not each value, to be the
 error: one value outside a range is a slip of the table, several a range that no longer sums it up."""
 
-_SPAN = re.compile(r"^series_range: series (?P<series>.+) spans (?P<low>[\d.]+)-(?P<high>[\d.]+)$")
+_SPAN = re.compile(r"series_range: series (?P<series>.+) spans (?P<ends>\S+)")
 
 
-def _span(attribute: str, failed: str) -> tuple[str, str, float | None, float | None] | None:
-    """The series range a `series_range` failure names: (series, attribute, low, high)."""
-    m = _SPAN.match(failed)
-    return (m["series"], attribute, float(m["low"]), float(m["high"])) if m else None
+def _span(attribute: str, failed: str) -> tuple[str, str, str] | None:
+    """The series range a `series_range` failure names: (series, attribute, its ends as written).
+    The ends stay text: the check writes them with `format_number`, whose six digits a float read
+    back from them would not equal (`_ends`)."""
+    m = _SPAN.fullmatch(failed)
+    return (m["series"], attribute, m["ends"]) if m else None
+
+
+def _ends(r: Claim) -> tuple[str, str, str]:
+    """A range claim as a `series_range` failure names it (`_span`): (series, attribute, its ends
+    written as `reconcile.checks` writes them)."""
+    return r.entity, r.attribute, f"{format_number(r.range_min or 0)}-{format_number(r.range_max or 0)}"
+
+
+def _mismatch(d: Diagnostic) -> UnitMismatch | None:
+    """The cell a `unit-mismatch` diagnostic of a line names."""
+    return UnitMismatch.read(d.message) if d.code == "unit-mismatch" and d.line is not None else None
 
 
 def _slipped(failed: Iterable[str]) -> bool:
@@ -426,22 +431,10 @@ def _slipped(failed: Iterable[str]) -> bool:
 
 
 def _stated(row: Conflict) -> str:
-    return _with_unit(row.value, row.unit)
-
-
-def _with_unit(value: str, unit: str | None) -> str:
-    return f"{value} {unit}" if unit and unit not in ("count",) else value
-
-
-_KIND_WORDS = {
-    "official_spec": "official pages",
-    "api_catalog": "the API catalogs",
-    "vendor_blog": "vendor blogs",
-    "third_party": "third-party pages",
-    "name_convention": "the size name",
-    "sibling": "a sibling size",
-}
+    return with_unit(row.value, row.unit)
 
 
 def _named_kinds(kinds: Sequence[str]) -> list[str]:
-    return [_KIND_WORDS.get(k, k) for k in kinds]
+    """Who states a value, tier by tier, as the evidence says it (sources.toml's `subject`)."""
+    tier = tiers()
+    return [tier[k].subject if k in tier else k for k in kinds]

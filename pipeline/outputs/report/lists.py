@@ -15,12 +15,12 @@ from pipeline.outputs.report.cells import (
     _na,
     _sort_key,
     _sortable_heads,
-    _split,
     _text,
     _where,
 )
 from pipeline.outputs.report.marks import SEVERITIES, _severity
 from pipeline.outputs.report.rows import Rows, _limited, _records
+from pipeline.outputs.text import permalinks
 
 
 def _names(rows: Rows) -> str:
@@ -32,7 +32,7 @@ def _names(rows: Rows) -> str:
         f'<span class="sub">written {_e(n.get("written"))}</span></td>'
         f'<td class="mono" data-sort="{_e(n.get("size"))}">{_breakable(n.get("size"))}</td>'
         f'<td>{_e(n.get("certainty"))}</td><td class="why">{_e(n.get("evidence"))}</td>'
-        f"<td>{'<br>'.join(_use(use, n.get('links')) for use in _split(n.get('uses'), ';'))}</td></tr>"
+        f"<td>{'<br>'.join(_use(at, url) for at, url in permalinks(n.get('uses'), n.get('links')))}</td></tr>"
         for n in shown
     )
     heads = _sortable_heads("Name", "Stands for", "Certainty", "Evidence", "Used at")
@@ -53,11 +53,10 @@ def _names(rows: Rows) -> str:
     )
 
 
-def _use(use: str, links: Any) -> str:
-    """One `document:line` a name is used at, linked to the line upstream where `links` has it."""
-    document, _, line = use.rpartition(":")
-    url = next((u.rsplit("#L", 1)[0] for u in _split(links, ";") if u.endswith(f"#L{line}") and document), None)
-    return _where(document, line, url)
+def _use(at: str, link: str | None) -> str:
+    """One `document:line` a name is used at, linked to its line upstream (`link`) where it has one."""
+    document, _, line = at.rpartition(":")
+    return _where(document, line, _upstream(link))
 
 
 def _errata(rows: Rows) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from pipeline.knowledge import Knowledge
 from pipeline.knowledge.names import SizeName, member_of, parse_size
 from pipeline.knowledge.values import format_number, is_empty
-from pipeline.records import Claim, Diagnostic, EntityKind, Mention, Statement, compact
+from pipeline.records import Claim, Diagnostic, EntityKind, Mention, Statement, UnitMismatch, compact
 from pipeline.stages.normalize.series import SeriesIndex
 from pipeline.stages.normalize.sources import SourceFamily
 
@@ -184,7 +184,7 @@ def _convert(
                 "unit-mismatch",
                 st.document,
                 st.line,
-                f"{st.raw_text!r} under {st.key!r}: unit {spelled} is not a unit of {attribute}; value skipped",
+                UnitMismatch(st.raw_text, st.key, str(spelled), attribute).message,
             ),
         )
         return None

@@ -9,13 +9,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import Tier
-from pipeline.knowledge.values import close
-from pipeline.records import Claim, Fact
+from pipeline.knowledge.values import close, with_unit
+from pipeline.records import TABULAR_METHODS, Claim, Fact
 from pipeline.stages.reconcile.votes import NAME_CONVENTION, PROSE, _Group, _voice, _Vote
-
-
-def _unit(unit: str | None) -> str:
-    return f" {unit}" if unit and unit not in ("count",) else ""
 
 
 def _label(v: _Vote, tier: Mapping[str, Tier]) -> str:
@@ -25,16 +21,13 @@ def _label(v: _Vote, tier: Mapping[str, Tier]) -> str:
     return label
 
 
-_STATED = ("table", "part_table", "key_value", "feature_table")
-
-
 def _why(
     best: _Vote, rival: _Vote, top: tuple[object, ...], runner: tuple[object, ...], tier: Mapping[str, Tier]
 ) -> str:
     """What decided between the winning value and its strongest rival, in the order the
     decision weighs it (`_group_key`): the weight of the best claim, then how new it is; the
     reason names what set the weights apart, never a date that did not decide."""
-    said = f"{rival.claim.value}{_unit(rival.claim.unit)}"
+    said = with_unit(rival.claim.value, rival.claim.unit)
     if top[0] == runner[0]:
         return f"newer {_label(best, tier)} supersedes the older ({_date(rival)}) value {said}"
     if rival.failed and not best.failed:
@@ -55,7 +48,7 @@ def _why(
             f"the size's own statement ({_label(best, tier)}) over the value {said} of its series "
             f"{rival.inherited_from} ({_label(rival, tier)})"
         )
-    if best.claim.method in _STATED and rival.claim.method in PROSE:
+    if best.claim.method in TABULAR_METHODS and rival.claim.method in PROSE:
         return f"a table ({_label(best, tier)}) over running text ({_label(rival, tier)}) that says {said}"
     if best.voice == rival.voice and best.as_of is None and rival.as_of is None:
         return f"{best.claim.document} supersedes {rival.claim.document}, an older snapshot, which says {said}"
@@ -88,8 +81,7 @@ def _agreement(win: _Group, tier: Mapping[str, Tier]) -> str:
         elif n == 1:
             parts.append(f"{'an' if label[0].lower() in 'aeiou' else 'a'} {label}")
         else:
-            plural = label.replace("page", "pages").replace("post", "posts").replace("catalog", "catalogs")
-            parts.append(f"{n} {plural}")
+            parts.append(f"{n} {tier[kind].plural}")
     return f"{listed(parts)} agree"
 
 

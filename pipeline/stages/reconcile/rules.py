@@ -13,10 +13,9 @@ from dataclasses import dataclass, field, replace
 from pipeline.knowledge import Knowledge
 from pipeline.knowledge.names import SizeName, member_of, parse_size, series_parts
 from pipeline.knowledge.registry import AUTHORITATIVE, Source, tiers
-from pipeline.knowledge.values import format_number, same_value
+from pipeline.knowledge.values import format_number, same_value, with_unit
 from pipeline.records import Claim, Diagnostic, Mention
 from pipeline.stages.calibrate import log_odds
-from pipeline.stages.reconcile.reasons import _unit
 from pipeline.stages.reconcile.votes import NAME_CONVENTION, SIBLING
 
 SIBLING_PAIRS = 3
@@ -186,7 +185,7 @@ def sibling_claims(
                         name_as_written=None,
                         interpretation=(
                             f"{source.entity}, of the same series {home} with the same {vcpus} vCPUs, states "
-                            f"{value}{_unit(source.unit)}; such sizes agree on {attribute} in "
+                            f"{with_unit(str(value), source.unit)}; such sizes agree on {attribute} in "
                             f"{agree[attribute]} of the {pairs[attribute]} pairs that both state it"
                         ),
                     )
