@@ -26,11 +26,7 @@ from pipeline.knowledge import Knowledge, PatternRule
 from pipeline.knowledge.names import parse_size
 from pipeline.knowledge.registry import Source
 from pipeline.knowledge.values import format_number
-from pipeline.records import Claim, Diagnostic
-
-_READ = ("table", "part_table", "key_value", "feature_table")
-"""How a value a pattern judges is stated: in a table of its own row or key (running text and
-derived values are not a page's table, and rules are no page at all)."""
+from pipeline.records import TABULAR_METHODS, Claim, Diagnostic
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +72,9 @@ def series_patterns(claims: Sequence[Claim], sources: Mapping[str, Source], know
             continue
         if c.attribute == "series" and c.value_text:
             series[c.entity][c.value_text] += 1
-        elif c.attribute == "vcpus" and c.value_number and not c.is_range and c.method in _READ:
+        elif c.attribute == "vcpus" and c.value_number and not c.is_range and c.method in TABULAR_METHODS:
             vcpus[c.entity][c.value_number] += 1
-        elif c.attribute in rule.attributes and c.value_number and not c.is_range and c.method in _READ:
+        elif c.attribute in rule.attributes and c.value_number and not c.is_range and c.method in TABULAR_METHODS:
             stated[(c.entity, c.attribute)].append(c)
     by_series: dict[tuple[str, str], list[_Stated]] = defaultdict(list)
     for (size, attribute), found in sorted(stated.items()):
