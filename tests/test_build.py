@@ -796,6 +796,36 @@ def test_a_build_that_takes_the_reconciled_tables_gives_what_they_were_made_with
     assert {"size_without_series", "suspect_size_name"} <= {d.code for d in result.diagnostics}
 
 
+GB200_PAGE = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/nd-gb200-v6-series.md"
+
+
+@pytest.mark.parametrize(
+    ("cell", "edited"),
+    [("| 4 | 1.8 |", "| 4 | 1.9 |"), ("| 4 | 400 |", "| 4 | 800 |")],
+    ids=["TBps under a Mbps header", "Gbps under a MB/s header"],
+)
+def test_an_edit_of_a_cell_whose_header_unit_is_wrong_makes_the_errata_again(
+    cell: str, edited: str, tmp_path: Path
+) -> None:
+    """A cell under a header whose unit is wrong yields no claim, only normalize's `unit-mismatch`
+    diagnostic, which the errata read: an edit of it changes no claim, yet the errata table is
+    not the one the output replaced holds, but what a build from scratch writes."""
+    sources = tmp_path / "sources"
+    (sources / GB200_PAGE).parent.mkdir(parents=True)
+    text = (Path(__file__).resolve().parent.parent / "sources" / GB200_PAGE).read_text("utf-8")
+    assert text.count(cell) == 1
+    (sources / GB200_PAGE).write_text(text, "utf-8")
+    out = tmp_path / "output"
+    build(sources, out)
+    (sources / GB200_PAGE).write_text(text.replace(cell, edited), "utf-8")
+    build(sources, out)
+    build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
+    errata = pd.read_parquet(out / "errata.parquet")
+    assert edited.split()[-2] in set(errata.loc[errata["kind"] == "header_unit", "written"])
+    pd.testing.assert_frame_equal(errata, pd.read_parquet(tmp_path / "scratch" / "errata.parquet"))
+    assert _files(out) == _files(tmp_path / "scratch")
+
+
 def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of_its_own(
     seeds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -235,8 +235,10 @@ def normalize(statements: Statements, corpus: Corpus, settings: Settings, store:
         for path, src in corpus.sources.items()
     }
     head = normalizing.head
+    corpus = replace(corpus, sources=sources, diagnostics=(*corpus.diagnostics, *head.diagnostics, *found))
     key = None
     if stated and store.output is not None:
-        key = decided_key(stated, head.mentions, head.prices, sources, corpus.upstream, settings.stale_after_days)
-    normal = Normal(normalizing, stated, tuple(_price_rows(head.prices, sources)), key)
-    return normal, replace(corpus, sources=sources, diagnostics=(*corpus.diagnostics, *head.diagnostics, *found))
+        key = decided_key(
+            stated, head.mentions, head.prices, corpus.diagnostics, sources, corpus.upstream, settings.stale_after_days
+        )
+    return Normal(normalizing, stated, tuple(_price_rows(head.prices, sources)), key), corpus

@@ -108,8 +108,8 @@ class _Reuse:
     tables (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
     file checked against the digest the cache and the manifest list; otherwise `decided` is what
     this build's tables were made with, which the build keeps in the cache once they are written. An
-    edit that changes no claim (one that moves no statement: a word of prose, a title, lines after
-    the last statement) then decides nothing again; if it changes nothing the page shows either, the
+    edit that changes no claim nor diagnostic (one that moves no statement: a word of prose, a
+    title, lines after the last statement) then decides nothing again; if it changes nothing the page shows either, the
     page is taken too (`page`)."""
 
     previous: Previous | None
@@ -229,20 +229,25 @@ def decided_key(
     stated: Mapping[str, Mapping[str, str]],
     mentions: Sequence[object],
     prices: Sequence[object],
+    diagnostics: Sequence[Diagnostic],
     sources: Mapping[str, object],
     upstream: Mapping[str, object],
     stale_after_days: int,
 ) -> str:
     """A digest of all the stages after normalize read: each document's claims by their digests
-    in the normalize memo (`stated`), the sizes mentioned, the prices, every document's source
-    as classified (its copies found), the upstream lock, the setting they use and the code."""
+    in the normalize memo (`stated`), the sizes mentioned, the prices, the diagnostics of the
+    steps so far (the errata read normalize's `unit-mismatch`: a cell under a header whose unit
+    is wrong yields no claim, only that), every document's source as classified (its copies
+    found), the upstream lock, the setting they use and the code."""
     claims = sorted((path, sorted(by_entity.items())) for path, by_entity in stated.items())
+    said = sorted({(d.document, d.line or 0, d.code, d.message, d.severity) for d in diagnostics})
     return digest(
         code_fingerprint(),
         stale_after_days,
         claims,
         mentions,
         prices,
+        said,
         sorted(sources.items()),
         sorted(upstream.items()),
     )
