@@ -225,12 +225,18 @@ class Previous:
         """`out`'s tables when its manifest says they were written by `code`; None otherwise."""
         try:
             listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-            if not isinstance(listing, dict) or listing.get("code_sha256") != code:
-                return None
-            outputs = listing["outputs"]
-            if not isinstance(outputs, dict) or not all(isinstance(e, dict) for e in outputs.values()):
-                return None
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError):
+            return None
+        return cls.listed(out, listing, code, digests)
+
+    @classmethod
+    def listed(cls, out: Path, listing: object, code: str, digests: Digests | None = None) -> Previous | None:
+        """`out`'s tables as its manifest (`listing`, read already) lists them, when it says they
+        were written by `code`; None otherwise."""
+        if not isinstance(listing, dict) or listing.get("code_sha256") != code:
+            return None
+        outputs = listing.get("outputs")
+        if not isinstance(outputs, dict) or not all(isinstance(e, dict) for e in outputs.values()):
             return None
         return cls(out, outputs, digests=digests if digests is not None else Digests())
 

@@ -281,17 +281,17 @@ def read(
     sources: Path,
     settings: Settings,
     store: Store,
-    inputs: list[Input] | None = None,
+    inputs: list[Input],
     found: Sequence[Diagnostic] = (),
     *,
     records: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[Corpus, Statements]:
     """read -> extract: every document under `sources` (its bytes `inputs` and what finding them
-    `found` wrong, when the caller surveyed them already: the list is emptied once they are
-    parsed), its parse from the store's memo when unchanged, each classified by the registry,
-    with the upstream lock's permalinks. Without `records`, the corpus lists the documents
-    (`Listed`) but does not keep them."""
+    `found` wrong, as `survey` gave them: the list is emptied once they are parsed), its parse
+    from the store's memo when unchanged, each classified by the registry, with the upstream
+    lock's permalinks. Without `records`, the corpus lists the documents (`Listed`) but does
+    not keep them."""
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
         diagnostics.append(
@@ -299,16 +299,11 @@ def read(
                 "error", "sources-missing", str(sources), None, "sources folder does not exist or is not a folder"
             )
         )
-        inputs = []
-    elif inputs is None:
-        inputs, found = survey(sources, settings.limits)
     diagnostics.extend(found)
     documents: list[Document] = []
     parsed = Statements([], {}, {}, {}, {})
     if store.cache is not None:
         parsed.keys.update((i.path, entry_key(i, settings.limits)) for i in inputs if i.data is not None)
-    # A memo is saved by a forked process in a build of enough documents (`Store.parallel`).
-    store.parallel = settings.splits(sum(i.data is not None for i in inputs))
     for one in parse_all(inputs, settings.limits, store.cache, settings.workers, keep=store.keep, keys=parsed.keys):
         diagnostics.extend(one.diagnostics)
         if one.document is None:

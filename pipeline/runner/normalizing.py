@@ -237,7 +237,7 @@ def normalize(statements: Statements, corpus: Corpus, settings: Settings, store:
     head = normalizing.head
     corpus = replace(corpus, sources=sources, diagnostics=(*corpus.diagnostics, *head.diagnostics, *found))
     key = None
-    if stated and store.output is not None:
+    if stated and store.keeps_output:
         key = decided_key(
             stated, head.mentions, head.prices, corpus.diagnostics, sources, corpus.upstream, settings.stale_after_days
         )

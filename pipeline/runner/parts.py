@@ -300,8 +300,7 @@ def reconcile(
     rec = merge(planned, [x.rec for x in parts])
     if apart is not None:
         assert stage is not None, "a claims table is made apart only where it has a folder to go to"
-        previous = store.output.previous if store.output else None
-        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims}, stage, previous)
+        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims}, stage, store.previous)
     else:
         claims_table["checks_failed"] = _checks_column(claims, rec.checks)
     before = (*corpus.diagnostics, *named.diagnostics)
@@ -321,6 +320,7 @@ def reconcile(
         mentions=named.mentions,
         prices=normal.prices,
         diagnostics=named.diagnostics,
+        key=normal.key,
     )
 
 

@@ -24,7 +24,7 @@ from pipeline.records import BuildResult, Claim, Conflict, Diagnostic, Fact, Men
 from pipeline.runner.documents import Corpus, Listed
 from pipeline.runner.frames import _in_order
 from pipeline.runner.pool import HelperDied, beside, give_back
-from pipeline.runner.reuse import Store, _Decided, _table_files, _Taken
+from pipeline.runner.reuse import Decided, Store, Taken, table_files
 from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.errata import Chosen, Erratum
@@ -438,6 +438,9 @@ class Decisions:
     prices: tuple[dict[str, Any], ...]
     diagnostics: tuple[Diagnostic, ...]
     """What the aliases step said."""
+    key: str | None
+    """A digest of all the steps after normalize read (`Normal.key`), under which the store keeps
+    what the tables are made with (`Store.made`)."""
 
 
 def make_tables(
@@ -452,7 +455,7 @@ def make_tables(
         *_not_built(decided.mentions, set(sizes["size"]) | {a.name for a in aliases}, decided.members),
     ]
     diagnostics = _sorted_diagnostics([*corpus.diagnostics, *after])
-    store.made(after, decided.per_document, decided.labels)
+    store.made(decided.key, after, decided.per_document, decided.labels)
     erring, wanted, of_series = decided.errata_reads
     sizes_of: dict[str, list[str]] = defaultdict(list)
     for size, series in decided.members:
@@ -487,13 +490,13 @@ def make_tables(
     return replace(result, tables=_rows_of(frames)), frames
 
 
-def taken_tables(corpus: Corpus, taken: _Decided) -> tuple[BuildResult, dict[str, Any]]:
+def taken_tables(corpus: Corpus, taken: Decided) -> tuple[BuildResult, dict[str, Any]]:
     """The tables the steps after normalize make, taken whole from the output the build replaces
     (`reuse.Store.taken`: their files are in the staging folder), with those made here."""
     diagnostics = _sorted_diagnostics([*corpus.diagnostics, *taken.diagnostics])
     documents = _documents_frame(corpus.listed, taken.claims_per_document, corpus.sources, corpus.upstream)
     small = _small_tables(documents, diagnostics, taken.labels)
-    small.update((name, _Taken(rows)) for name, (rows, _, _) in taken.tables.items())
+    small.update((name, Taken(rows)) for name, (rows, _, _) in taken.tables.items())
     frames = {name: small.pop(name) for name in TABLE_ORDER}
     summary = BuildResult(documents=(), claims=(), diagnostics=tuple(diagnostics), labels=taken.labels)
     return replace(summary, tables=_rows_of(frames)), frames
@@ -516,7 +519,7 @@ TABLE_ORDER = (
 
 def _rows_of(frames: Mapping[str, Any]) -> dict[str, int]:
     """Each table's rows, for the result: a table made apart or taken says how many it has."""
-    return {k: v.rows if isinstance(v, (_ClaimsApart, _Taken)) else len(v) for k, v in frames.items()}
+    return {k: v.rows if isinstance(v, (_ClaimsApart, Taken)) else len(v) for k, v in frames.items()}
 
 
 def _sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -640,7 +643,7 @@ def _claims_apart(
     problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
     folder, previous = orders.recv()
     write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
-    own = _table_files("claims")
+    own = table_files("claims")
     for file in own:  # on disk before the build swaps the output in, which syncs them again
         sync_file(folder / file)
     # Only the claims table's files: the rest of its copy of the digests is the build's.

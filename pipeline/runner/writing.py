@@ -29,8 +29,8 @@ from pipeline.outputs.write import (
 )
 from pipeline.records import BuildResult, ContractViolation
 from pipeline.runner.cache import code_fingerprint, digest
-from pipeline.runner.pool import Clock, beside, cores, give_back
-from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, _Reuse, _table_files, _Taken, each
+from pipeline.runner.pool import Clock, beside, give_back
+from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, Taken, hashed, table_files
 from pipeline.runner.settings import Settings
 from pipeline.runner.tables import _ClaimsApart
 from pipeline.sync import LOCK_FILE
@@ -56,16 +56,15 @@ def write(
     """write: the tables, the report and the documentation into the staging folder `stage`,
     checked against their contracts, then swapped in for `out`; the manifest's outputs. A build
     whose tables break their contracts raises `ContractViolation`, and `stage` goes."""
-    output = store.output
-    previous = output.previous if output else None
-    taken = [name for name, table in frames.items() if isinstance(table, _Taken)]
+    previous = store.previous
+    taken = [name for name, table in frames.items() if isinstance(table, Taken)]
     # The claims table may be made and written by a process of its own: the report reads the
     # rows it shows, and the contracts check the rest.
     apart = frames["claims"] if isinstance(frames.get("claims"), _ClaimsApart) else None
     if apart is not None:
         frames["claims"] = apart.shown
     try:
-        page = _Page.of(frames, taken, output, stage)
+        page = _Page.of(frames, taken, store, stage)
         violations = _tables_written(frames, taken, apart is not None, page, stage, previous, settings, result, clock)
         if apart is not None:
             problems, hashes = apart.result()
@@ -76,12 +75,11 @@ def write(
         if violations:
             raise ContractViolation(violations)
         known = previous.hashes if previous else None
-        threads, digests = cores(settings.workers), output.digests if output else None
-        listing = manifest(sources, result, frames["documents"], stage, key, known, threads, digests)
+        listing = manifest(sources, result, frames["documents"], stage, key, known, store.threads, store.digests)
         write_json(stage / "manifest.json", listing)
-        if output is not None:
+        if store.keeps_output:
             made = {n: listing["outputs"][n]["parquet_sha256"] for n in TAKEN_TABLES}
-            output.made_page = (_page_key(made, page.small), listing["documentation"]["report.html"]["sha256"])
+            store.page_made(_page_key(made, page.small), listing["documentation"]["report.html"]["sha256"])
     except BaseException:
         if apart is not None:  # before its folder goes
             apart.stop()
@@ -103,15 +101,15 @@ class _Page:
     taken: bool
 
     @classmethod
-    def of(cls, frames: Mapping[str, Any], taken: Sequence[str], output: _Reuse | None, stage: Path) -> _Page:
+    def of(cls, frames: Mapping[str, Any], taken: Sequence[str], store: Store, stage: Path) -> _Page:
         inputs = _page_inputs(frames)
         # What the page reads of the tables made here, by content; of the others, their files' digests.
-        small = {n: _content(df) for n, df in inputs.items() if n not in TAKEN_TABLES} if output else {}
-        previous = output.previous if output else None
-        page_taken = False
-        if output and previous and output.page and len(taken) == len(TAKEN_TABLES):
-            key = _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small)
-            page_taken = key == output.page[0] and previous.take("report.html", output.page[1], stage)
+        small = {n: _content(df) for n, df in inputs.items() if n not in TAKEN_TABLES} if store.keeps_output else {}
+        previous, page_taken = store.previous, False
+        if previous is not None and len(taken) == len(TAKEN_TABLES):
+            page_taken = store.page(
+                _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small), stage
+            )
         return cls(inputs, small, page_taken)
 
 
@@ -175,7 +173,7 @@ def _tables_written(
                 # On disk while the next is written: the swap then finds it synced (at 10,000
                 # documents, the swap's syncing took 0.19 s). A failure here is met again
                 # there, where it fails the build.
-                for file in _table_files(name):
+                for file in table_files(name):
                     syncing.submit(sync_file, stage / file)
             del df
         clock.lap("write tables")
@@ -241,14 +239,14 @@ def manifest(
 
     `documents` is the documents table (a DataFrame with `document` and `sha256`); `known` are
     the digests of files in `folder` the build already took, by file name; the others are hashed
-    by `threads` threads (`_digests`), each vouched for in `digests` when its stamp can: by now
+    by `threads` threads (`reuse.hashed`), each vouched for in `digests` when its stamp can: by now
     the build's other processes are done."""
     known = known or {}
-    files = [file for name in sorted(result.tables) for file in _table_files(name)]
-    hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads, digests)
+    files = [file for name in sorted(result.tables) for file in table_files(name)]
+    read = hashed(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads, digests)
 
     def file_hash(name: str) -> str:
-        return known.get(name) or hashed[name]
+        return known.get(name) or read[name]
 
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
     for name in SIDE_INPUTS:
@@ -272,10 +270,3 @@ def manifest(
         "outputs": outputs,
         "documentation": {name: {"sha256": file_hash(name)} for name in DOCUMENTATION},
     }
-
-
-def _digests(folder: Path, names: Sequence[str], threads: int, digests: Digests | None = None) -> dict[str, str]:
-    """The SHA-256 digest of each file `names` lists in `folder`, by `threads` threads: with
-    `digests`, as they know it where a file's stamp vouches for it, and vouched for there."""
-    sha256 = digests.sha256 if digests is not None else file_sha256
-    return dict(zip(names, each(names, threads, lambda name: sha256(folder / name)), strict=True))
