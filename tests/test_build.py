@@ -417,7 +417,7 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     empty = pd.DataFrame({"entity": pd.Series([], dtype="string[pyarrow]")})
     a, b = ("Standard_NC12s_v3", "gpu_memory_gib"), ("Standard_NC6s_v3", "gpu_memory_gib")
     failures = [("c1", (3, a), ("model_memory: K80",)), ("c1", (3, b), ("model_memory: M60",))]
-    part = runner.parts._Part(Reconciled((), (), (), (), {}), empty, runner.tables._sizes_frame([]), [], {}, failures)
+    part = runner.parts._Part(Reconciled((), (), (), (), {}), empty, runner.tables.sizes_frame([]), [], {}, failures)
     pieces = dict(runner.parts._by_bucket([part], {a[0]: 1, b[0]: 2}, {1, 2}))
     assert pieces[1].rec.checks == {"c1": ("model_memory: K80",)}
     assert pieces[2].rec.checks == {"c1": ("model_memory: M60",)}
@@ -439,8 +439,8 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
     first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
     second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
     sizes = [
-        runner.tables._sizes_frame([{"size": "Standard_NC6"}]),
-        runner.tables._sizes_frame([{"size": "Standard_NV6"}]),
+        runner.tables.sizes_frame([{"size": "Standard_NC6"}]),
+        runner.tables.sizes_frame([{"size": "Standard_NV6"}]),
     ]
     parts = [
         runner.parts._Part(Reconciled((), (), (), (), {}), f, z, [], {})

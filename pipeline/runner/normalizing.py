@@ -17,7 +17,7 @@ from pipeline.runner.documents import Corpus, Statements, with_statements
 from pipeline.runner.pool import beside
 from pipeline.runner.reuse import Store, decided_key
 from pipeline.runner.settings import Settings
-from pipeline.runner.tables import _price_rows
+from pipeline.runner.tables import price_rows
 from pipeline.stages.copies import find_copies
 from pipeline.stages.normalize import (
     Contribution,
@@ -241,4 +241,4 @@ def normalize(statements: Statements, corpus: Corpus, settings: Settings, store:
         key = decided_key(
             stated, head.mentions, head.prices, corpus.diagnostics, sources, corpus.upstream, settings.stale_after_days
         )
-    return Normal(normalizing, stated, tuple(_price_rows(head.prices, sources)), key), corpus
+    return Normal(normalizing, stated, tuple(price_rows(head.prices, sources)), key), corpus

@@ -32,7 +32,7 @@ from pipeline.runner.cache import code_fingerprint, digest
 from pipeline.runner.pool import Clock, beside, give_back
 from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, Taken, hashed, table_files
 from pipeline.runner.settings import Settings
-from pipeline.runner.tables import _ClaimsApart
+from pipeline.runner.tables import ClaimsApart
 from pipeline.sync import LOCK_FILE
 
 PIPELINE_VERSION = "0.1.0"
@@ -60,7 +60,7 @@ def write(
     taken = [name for name, table in frames.items() if isinstance(table, Taken)]
     # The claims table may be made and written by a process of its own: the report reads the
     # rows it shows, and the contracts check the rest.
-    apart = frames["claims"] if isinstance(frames.get("claims"), _ClaimsApart) else None
+    apart = frames["claims"] if isinstance(frames.get("claims"), ClaimsApart) else None
     if apart is not None:
         frames["claims"] = apart.shown
     try:
@@ -206,7 +206,7 @@ def _page_key(tables: Mapping[str, object], small: Mapping[str, str]) -> str:
 def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> dict[str, Any]:
     """The frames the report reads, with the tables `taken` read back from their files in
     `stage`, only the columns the report reads (`report.READS`), and of the claims only those
-    some conflict cites, as `_ClaimsApart.shown` keeps them."""
+    some conflict cites, as `ClaimsApart.shown` keeps them."""
     from pipeline.outputs.report import READS
 
     back = dict(frames)
