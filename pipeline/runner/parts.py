@@ -66,7 +66,7 @@ def _bucket_keys(
     p: Plan,
     bucket_of: Mapping[str, int],
     stated: Mapping[str, Mapping[str, str]],
-    moved: Sequence[tuple[str, str, str]],
+    moved: Sequence[tuple[str, str]],
     sources: Mapping[str, Source],
     prices: Sequence[Mapping[str, Any]],
     mentions: Sequence[Mention] = (),
@@ -75,12 +75,12 @@ def _bucket_keys(
     (`bucketing.reads`), their prices, the comparison tables that name them (their rows of
     vm_sizes count those documents), the rule-made claims about them, and the claims the
     documents that state them state about them. Those are given by their digests in the
-    normalize memo (`stated`, by the entity each names), with the claims moved to another name
-    by the certain aliases (`moved`): hashing every claim in every build cost more than
+    normalize memo (`stated`, by the entity each names), with which names the aliases move
+    their claims to which size (`moved`): hashing every claim in every build cost more than
     deciding what changed, and a whole document's key would decide again every entity it
     states after an edit of one of them."""
     shared, series, own = reads(p)
-    into = {name: size for name, size, _ in moved}
+    into = dict(moved)
     cited: dict[str, set[str]] = defaultdict(set)
     # A document the memo did not key (none did without a cache) stands for itself by its claims.
     unkeyed: dict[tuple[str, str], list[Claim]] = defaultdict(list)
@@ -116,9 +116,7 @@ def _bucket_keys(
     # The series' claims by their documents' digests, like an entity's: pickling the 132,000
     # claims of 10,000 documents' series for every build cost 0.3 s.
     # Which names stand for which sizes; not why (the words of its evidence move with any value).
-    base = digest(
-        code_fingerprint(), shared, [m[:2] for m in moved], [(s, read_of(s), made.get(s, [])) for s in series]
-    )
+    base = digest(code_fingerprint(), shared, moved, [(s, read_of(s), made.get(s, [])) for s in series])
     inputs: dict[int, list[object]] = defaultdict(list)
     for entity in sorted(bucket_of):
         inputs[bucket_of[entity]].append((own[entity], read_of(entity), made.get(entity, []), priced.get(entity, [])))
@@ -261,7 +259,7 @@ def reconcile(
         patterns=named.patterns,
     )
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
-    moved = sorted((a.name, a.size, a.why) for a in named.aliases)
+    moved = sorted((a.name, a.size) for a in named.aliases)
     key_all = partial(_bucket_keys, planned, bucket_of, normal.stated, moved, sources, normal.prices, named.mentions)
     kept: dict[int, _Part] = {}
     keys: dict[int, str] = {}
