@@ -78,7 +78,7 @@ def write(
         listing = manifest(sources, result, frames["documents"], stage, key, known, store.threads, store.digests)
         write_json(stage / "manifest.json", listing)
         if store.keeps_output:
-            made = {n: listing["outputs"][n]["parquet_sha256"] for n in TAKEN_TABLES}
+            made = {n: listing["outputs"][n]["parquet_sha256"] for n in _shown_taken()}
             store.page_made(_page_key(made, page.small), listing["documentation"]["report.html"]["sha256"])
     except BaseException:
         if apart is not None:  # before its folder goes
@@ -108,7 +108,7 @@ class _Page:
         previous, page_taken = store.previous, False
         if previous is not None and len(taken) == len(TAKEN_TABLES):
             page_taken = store.page(
-                _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small), stage
+                _page_key({n: previous.outputs[n].get("parquet_sha256") for n in _shown_taken()}, small), stage
             )
         return cls(inputs, small, page_taken)
 
@@ -183,12 +183,22 @@ def _tables_written(
 
 
 def _page_inputs(frames: Mapping[str, Any]) -> dict[str, Any]:
-    """The frames as the report is given them: of the documents, only the columns it reads
-    (`report.READS`), so that what made a page is known by what it shows."""
-    from pipeline.outputs.report import READS
+    """The frames as the report is given them: only the tables it reads (`report.rows.TABLES`),
+    of the documents only the columns it reads (`report.READS`), so that what made a page is
+    known by what it shows."""
+    from pipeline.outputs.report.rows import READS, TABLES
 
-    documents = frames["documents"]
-    return {**frames, "documents": documents[[c for c in documents.columns if c in READS["documents"]]]}
+    shown = {name: frames[name] for name in TABLES if name in frames}
+    documents = shown["documents"]
+    return {**shown, "documents": documents[[c for c in documents.columns if c in READS["documents"]]]}
+
+
+def _shown_taken() -> list[str]:
+    """The tables a build may take from the output it replaces that the page reads: what made a
+    page, by their files' digests (`_page_key`)."""
+    from pipeline.outputs.report.rows import TABLES
+
+    return [name for name in TAKEN_TABLES if name in TABLES]
 
 
 def _content(df: Any) -> str:
@@ -199,7 +209,8 @@ def _content(df: Any) -> str:
 
 def _page_key(tables: Mapping[str, object], small: Mapping[str, str]) -> str:
     """A digest of all a page is made from: the code, the Parquet files' digests of the tables
-    the stages after normalize make, and the others' content (`_page_inputs`)."""
+    the stages after normalize make that it reads (`_shown_taken`), and the others' content
+    (`_page_inputs`)."""
     return digest(code_fingerprint(), sorted(tables.items()), sorted(small.items()))
 
 
@@ -216,7 +227,7 @@ def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> 
         return read_frame(stage / f"{name}.parquet", columns, where)
 
     for name in taken:
-        if name != "claims":
+        if name != "claims" and name in back:  # a table the page reads
             back[name] = read(name)
     if "claims" in taken:
         cited = {i for ids in back["conflicts"]["claims"].dropna() for i in ids.split(" ")}
