@@ -11,14 +11,14 @@ import csv
 import hashlib
 import json
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from pipeline.outputs.write import Digests, Previous, Stamp, file_sha256
+from pipeline.outputs.write import TABLE_FILES, Digests, Previous, Stamp, file_sha256, listed_files
 from pipeline.records import BuildResult, Diagnostic
 from pipeline.runner.cache import Cache, Memo, code_fingerprint, digest
 from pipeline.runner.pool import Beside, HelperDied, beside
@@ -112,24 +112,9 @@ def _diagnostics(path: Path) -> tuple[Diagnostic, ...]:
         )
 
 
-def _as_listed(entry: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+def _as_listed(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     """A table's entry in a manifest's outputs: its rows and its CSV's and Parquet file's digests."""
-    return (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256"))
-
-
-def files_of(outputs: Mapping[str, Mapping[str, Any]], names: Iterable[str] | None = None) -> dict[str, str]:
-    """The files of the tables `names` (default: every one `outputs` lists), by file name, with
-    the digests a manifest's outputs list."""
-    return {f"{n}.{suffix}": outputs[n][key] for n in names or outputs for suffix, key in SUFFIX_DIGEST}
-
-
-SUFFIX_DIGEST = (("csv", "sha256"), ("parquet", "parquet_sha256"))
-"""A table's two files, and the manifest key of each one's digest."""
-
-
-def table_files(name: str) -> tuple[str, ...]:
-    """The files a table is written as (`write_table`): its CSV and its Parquet file."""
-    return tuple(f"{name}.{suffix}" for suffix, _ in SUFFIX_DIGEST)
+    return (entry.get("rows"), *(entry.get(key) for key in TABLE_FILES.values()))
 
 
 class Store:
@@ -239,7 +224,7 @@ class Store:
         if self.out is None or listing is None or listing.get("build_key") != key:
             return None
         try:
-            listed = files_of(listing["outputs"])
+            listed = listed_files(listing["outputs"])
             listed |= {name: entry["sha256"] for name, entry in listing["documentation"].items()}
             if hashed(self.out, list(listed), self.threads, self.digests) != listed:
                 return None
@@ -302,7 +287,9 @@ class Store:
         if self.cache is None or self.out is None:
             return
         name = _out_name(self.out)
-        _record(self.cache, self.out, self.digests, None if outputs is None else {*files_of(outputs), *DOCUMENTATION})
+        _record(
+            self.cache, self.out, self.digests, None if outputs is None else {*listed_files(outputs), *DOCUMENTATION}
+        )
         if self._decided and outputs is not None:
             tables = {n: _as_listed(outputs[n]) for n in TAKEN_TABLES}
             self.cache.put(f"{DECIDED_ENTRY}-{name}", replace(self._decided, tables=tables))
@@ -344,7 +331,7 @@ def _taken(previous: Previous, kept: Decided, stage: Path, threads: int) -> bool
     (`Previous.take`), their digests known for the manifest. If not, `stage` holds none of them."""
     if any(_as_listed(previous.outputs.get(name, {})) != kept.tables[name] for name in TAKEN_TABLES):
         return False
-    listed = files_of(previous.outputs, TAKEN_TABLES)
+    listed = listed_files(previous.outputs, TAKEN_TABLES)
     if all(each(sorted(listed), threads, lambda file: previous.take(file, listed[file], stage))):
         return True
     for file in listed:

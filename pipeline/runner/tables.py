@@ -19,12 +19,12 @@ from typing import Any
 from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.outputs import schema
-from pipeline.outputs.write import Previous, by_column, frame, sync_file, write_table
+from pipeline.outputs.write import Previous, by_column, frame, sync_file, table_files, write_table
 from pipeline.records import BuildResult, Claim, Conflict, Diagnostic, Fact, Mention, Price, Reconciled
 from pipeline.runner.documents import Corpus, Listed
 from pipeline.runner.frames import _in_order
 from pipeline.runner.pool import HelperDied, beside, give_back
-from pipeline.runner.reuse import Decided, Store, Taken, table_files
+from pipeline.runner.reuse import Decided, Store, Taken
 from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.errata import Chosen, Erratum

@@ -18,19 +18,22 @@ from pipeline import knowledge
 from pipeline.knowledge.registry import REGISTRY_FILE
 from pipeline.outputs import schema
 from pipeline.outputs.write import (
+    TABLE_FILES,
     Digests,
     Previous,
     file_sha256,
     read_frame,
     swap_in,
     sync_file,
+    table_file,
+    table_files,
     write_json,
     write_table,
 )
 from pipeline.records import BuildResult, ContractViolation
 from pipeline.runner.cache import code_fingerprint, digest
 from pipeline.runner.pool import Clock, beside, give_back
-from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, Taken, hashed, table_files
+from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, Taken, hashed
 from pipeline.runner.settings import Settings
 from pipeline.runner.tables import ClaimsApart
 from pipeline.sync import LOCK_FILE
@@ -78,7 +81,7 @@ def write(
         listing = manifest(sources, result, frames["documents"], stage, key, known, store.threads, store.digests)
         write_json(stage / "manifest.json", listing)
         if store.keeps_output:
-            made = {n: listing["outputs"][n]["parquet_sha256"] for n in _shown_taken()}
+            made = {n: listing["outputs"][n][TABLE_FILES["parquet"]] for n in _shown_taken()}
             store.page_made(_page_key(made, page.small), listing["documentation"]["report.html"]["sha256"])
     except BaseException:
         if apart is not None:  # before its folder goes
@@ -108,7 +111,7 @@ class _Page:
         previous, page_taken = store.previous, False
         if previous is not None and len(taken) == len(TAKEN_TABLES):
             page_taken = store.page(
-                _page_key({n: previous.outputs[n].get("parquet_sha256") for n in _shown_taken()}, small), stage
+                _page_key({n: previous.outputs[n].get(TABLE_FILES["parquet"]) for n in _shown_taken()}, small), stage
             )
         return cls(inputs, small, page_taken)
 
@@ -139,7 +142,9 @@ def _tables_written(
     def document() -> None:
         from pipeline.outputs.errata import errata_markdown
 
-        found = read_frame(stage / "errata.parquet", cols["errata"]) if "errata" in taken else page.inputs["errata"]
+        found = page.inputs["errata"]
+        if "errata" in taken:
+            found = read_frame(stage / table_file("errata", "parquet"), cols["errata"])
         (stage / "errata.md").write_text(errata_markdown(found), encoding="utf-8", newline="\n")
         if not page.taken:
             # In a forked process, the frames are its own copy: the report lets them go once
@@ -224,7 +229,7 @@ def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> 
 
     def read(name: str, where: tuple[str, set[str]] | None = None) -> Any:
         columns = [c for c in schema.tables()[name] if c.name in READS.get(name, (c.name,))]
-        return read_frame(stage / f"{name}.parquet", columns, where)
+        return read_frame(stage / table_file(name, "parquet"), columns, where)
 
     for name in taken:
         if name != "claims" and name in back:  # a table the page reads
@@ -264,11 +269,7 @@ def manifest(
         if (sources / name).is_file():
             inputs[name] = file_sha256(sources / name)
     outputs = {
-        name: {
-            "rows": rows,
-            "sha256": file_hash(f"{name}.csv"),
-            "parquet_sha256": file_hash(f"{name}.parquet"),
-        }
+        name: {"rows": rows, **{key: file_hash(file) for file, key in table_files(name).items()}}
         for name, rows in sorted(result.tables.items())
     }
     return {
