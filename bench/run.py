@@ -362,9 +362,9 @@ PAGE = "report"
 def output_digests(out: Path) -> dict[str, str]:
     """The digest of each output the manifest of `out` lists (each table's Parquet file, and
     the page): which a build changed; empty when there is no readable manifest."""
-    from pipeline.runner.reuse import SUFFIX_DIGEST
+    from pipeline.outputs.write import TABLE_FILES
 
-    parquet = dict(SUFFIX_DIGEST)["parquet"]  # the manifest's key of a table's Parquet digest
+    parquet = TABLE_FILES["parquet"]  # the manifest's key of a table's Parquet digest
     try:
         listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
         digests = {str(name): str(entry[parquet]) for name, entry in listing["outputs"].items()}

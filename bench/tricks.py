@@ -18,7 +18,7 @@ import pkgutil
 import runpy
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 GIB = 2**30
@@ -72,9 +72,15 @@ def _here(label: str) -> Callable[[], None]:
 
 
 def _one_parse_worker() -> None:
+    """The documents parsed in the build's process, as with one worker (`Settings.workers`)."""
     import pipeline.runner.documents as documents
 
-    setattr(documents, "cores", lambda workers=None: 1)  # noqa: B010 (mypy: the name is imported there)
+    real = documents.parse_all
+
+    def parse_all(inputs: Any, settings: Any, *args: Any, **kwargs: Any) -> Any:
+        return real(inputs, replace(settings, workers=1), *args, **kwargs)
+
+    setattr(documents, "parse_all", parse_all)  # noqa: B010 (mypy: the name is the module's own)
 
 
 def _collector_on() -> None:

@@ -419,7 +419,7 @@ def test_a_claim_checked_in_two_buckets_keeps_its_checks_in_each() -> None:
     empty = pd.DataFrame({"entity": pd.Series([], dtype="string[pyarrow]")})
     a, b = ("Standard_NC12s_v3", "gpu_memory_gib"), ("Standard_NC6s_v3", "gpu_memory_gib")
     failures = [("c1", (3, a), ("model_memory: K80",)), ("c1", (3, b), ("model_memory: M60",))]
-    part = runner.parts._Part(Reconciled((), (), (), (), {}), empty, runner.tables._sizes_frame([]), [], {}, failures)
+    part = runner.parts._Part(Reconciled((), (), (), (), {}), empty, runner.tables.sizes_frame([]), [], {}, failures)
     pieces = dict(runner.parts._by_bucket([part], {a[0]: 1, b[0]: 2}, {1, 2}))
     assert pieces[1].rec.checks == {"c1": ("model_memory: K80",)}
     assert pieces[2].rec.checks == {"c1": ("model_memory: M60",)}
@@ -441,8 +441,8 @@ def test_each_bucket_keeps_its_rows_of_every_part_in_order() -> None:
     first = facts(("Standard_NC6", "vcpus"), ("Standard_NC12", "vcpus"), ("Standard_NC6", "gpu_count"))
     second = facts(("Standard_ND40rs_v2", "vcpus"), ("Standard_NC12", "memory_gib"))
     sizes = [
-        runner.tables._sizes_frame([{"size": "Standard_NC6"}]),
-        runner.tables._sizes_frame([{"size": "Standard_NV6"}]),
+        runner.tables.sizes_frame([{"size": "Standard_NC6"}]),
+        runner.tables.sizes_frame([{"size": "Standard_NV6"}]),
     ]
     parts = [
         runner.parts._Part(Reconciled((), (), (), (), {}), f, z, [], {})
@@ -796,6 +796,36 @@ def test_a_build_that_takes_the_reconciled_tables_gives_what_they_were_made_with
     # Those the stages after normalize gave are kept beside the tables: a size no series reaches,
     # and a name that stands for another size.
     assert {"size_without_series", "suspect_size_name"} <= {d.code for d in result.diagnostics}
+
+
+GB200_PAGE = "azure-docs/azure-compute-docs/articles/virtual-machines/sizes/gpu-accelerated/nd-gb200-v6-series.md"
+
+
+@pytest.mark.parametrize(
+    ("cell", "edited"),
+    [("| 4 | 1.8 |", "| 4 | 1.9 |"), ("| 4 | 400 |", "| 4 | 800 |")],
+    ids=["TBps under a Mbps header", "Gbps under a MB/s header"],
+)
+def test_an_edit_of_a_cell_whose_header_unit_is_wrong_makes_the_errata_again(
+    cell: str, edited: str, tmp_path: Path
+) -> None:
+    """A cell under a header whose unit is wrong yields no claim, only normalize's `unit-mismatch`
+    diagnostic, which the errata read: an edit of it changes no claim, yet the errata table is
+    not the one the output replaced holds, but what a build from scratch writes."""
+    sources = tmp_path / "sources"
+    (sources / GB200_PAGE).parent.mkdir(parents=True)
+    text = (Path(__file__).resolve().parent.parent / "sources" / GB200_PAGE).read_text("utf-8")
+    assert text.count(cell) == 1
+    (sources / GB200_PAGE).write_text(text, "utf-8")
+    out = tmp_path / "output"
+    build(sources, out)
+    (sources / GB200_PAGE).write_text(text.replace(cell, edited), "utf-8")
+    build(sources, out)
+    build(sources, tmp_path / "scratch", settings=runner.Settings(incremental=False))
+    errata = pd.read_parquet(out / "errata.parquet")
+    assert edited.split()[-2] in set(errata.loc[errata["kind"] == "header_unit", "written"])
+    pd.testing.assert_frame_equal(errata, pd.read_parquet(tmp_path / "scratch" / "errata.parquet"))
+    assert _files(out) == _files(tmp_path / "scratch")
 
 
 def test_with_a_second_core_the_claims_table_is_made_and_written_by_a_process_of_its_own(

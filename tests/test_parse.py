@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.runner import Settings, compute, documents
+from pipeline.runner import settings as runner_settings
 from pipeline.runner.cache import MEMO_SHARDS, Cache
 from pipeline.runner.documents import Input, entry_key, parse_all, survey, with_statements
 from pipeline.runner.pool import beside, helpers_watched
@@ -28,7 +29,7 @@ def corpus(tmp_path: Path) -> Path:
 def _parse(root: Path, cache: Cache | None = None, workers: int = 1) -> list[documents.Parsed]:
     """Each document's parse, its statements loaded where the cache kept them apart."""
     inputs, _ = survey(root, Limits())
-    return [_whole(p) for p in parse_all(inputs, Limits(), cache, workers)]
+    return [_whole(p) for p in parse_all(inputs, Settings(workers=workers), cache)]
 
 
 def _whole(parsed: documents.Parsed) -> documents.Parsed:
@@ -58,10 +59,10 @@ def test_a_cached_parse_keeps_its_statements_apart_until_they_are_needed(corpus:
     them was most of loading the parse memo). What finding copies and the shared context read
     of a document comes with it."""
     inputs, _ = survey(corpus, Limits())
-    list(parse_all(inputs, Limits(), Cache(tmp_path / "cache")))
+    list(parse_all(inputs, Settings(), Cache(tmp_path / "cache")))
     [nd] = [
         p
-        for p in parse_all(inputs, Limits(), Cache(tmp_path / "cache"))
+        for p in parse_all(inputs, Settings(), Cache(tmp_path / "cache"))
         if p.path.endswith("gpu-accelerated/nd-series.md")
     ]
     assert nd.extraction is not None and nd.extraction.statements == () and nd.statements is not None
@@ -70,7 +71,7 @@ def test_a_cached_parse_keeps_its_statements_apart_until_they_are_needed(corpus:
     assert ("Standard_ND24rs", "Memory (GB)", "448", 38) in [
         (s.subject, s.column, s.raw_text, s.line) for s in statements
     ]
-    [fresh] = [p for p in parse_all(inputs, Limits()) if p.path == nd.path]
+    [fresh] = [p for p in parse_all(inputs, Settings()) if p.path == nd.path]
     assert fresh.extraction is not None and fresh.extraction.statements == statements and fresh.statements is None
     assert fresh.cells == nd.cells
 
@@ -88,8 +89,20 @@ def test_only_the_changed_document_is_parsed_again(corpus: Path, tmp_path: Path)
 def test_parsing_in_worker_processes_gives_the_same_documents_in_the_same_order(
     corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner_settings, "MIN_PARALLEL", 1)
     assert _parse(corpus, workers=2) == _parse(corpus, workers=1)
+
+
+@pytest.mark.parametrize(("least", "forked"), [(1, ["parse workers"]), (64, [])])
+def test_the_parse_forks_its_workers_where_the_settings_say_a_fork_pays(
+    least: int, forked: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five documents to parse: workers are forked when the build's own threshold
+    (`settings.MIN_PARALLEL`) is at most that, else they are parsed here."""
+    monkeypatch.setattr(runner_settings, "MIN_PARALLEL", least)
+    with helpers_watched() as helpers:
+        compute(SOURCES / "seeds", Settings(workers=2))
+    assert [what for what, _, _ in helpers if what == "parse workers"] == forked
 
 
 def test_the_parse_workers_say_their_own_peak_not_an_earlier_childs(
@@ -99,7 +112,7 @@ def test_the_parse_workers_say_their_own_peak_not_an_earlier_childs(
     their CPU is what the children waited for while the pool ran. What `wait4` keeps of the
     children is the largest of all this process ever waited for: in a process that built before,
     a larger earlier child (here one that held 300 MB more) would be named as the workers'."""
-    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner_settings, "MIN_PARALLEL", 1)
     with beside(lambda: len(b"x" * 300_000_000), parallel=True) as large:
         pass
     assert large.peak is not None and large.result() == 300_000_000
@@ -136,6 +149,13 @@ def test_the_key_covers_what_the_parse_depends_on(change: object, why: str) -> N
     assert entry_key(item, Limits(max_table_rows=10)) != entry_key(item, Limits()), "the limits"
 
 
+def test_without_a_cache_no_input_is_hashed_for_a_key(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse key hashes the input's bytes: a build that keeps no memo has no use for one."""
+    inputs, _ = survey(corpus, Limits())
+    monkeypatch.setattr(documents, "entry_key", lambda *_: pytest.fail("a key was made"))
+    assert [p.path for p in parse_all(inputs, Settings())] == [i.path for i in inputs]
+
+
 def test_the_key_covers_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
     item = Input("a/page.md", b"# ND series\n", ())
     before = entry_key(item, Limits())
@@ -158,7 +178,7 @@ def test_the_parses_of_worker_processes_are_kept_for_the_next_build_in_a_few_fil
     """Each worker pickles its parse for the trip back; those bytes are what the cache keeps,
     in MEMO_SHARDS files rather than one per document (creating a small file can cost more than
     the parse)."""
-    monkeypatch.setattr(documents, "MIN_PARALLEL", 1)
+    monkeypatch.setattr(runner_settings, "MIN_PARALLEL", 1)
     first = Cache(tmp_path / "cache")
     fresh = _parse(corpus, first, workers=2)
     assert (first.stats.misses, first.stats.write_errors) == (len(fresh), 0)

@@ -492,6 +492,16 @@ def test_of_the_two_largest_tables_the_page_holds_only_the_rows_and_columns_it_s
     assert 0 < len(rows["claims"]) < len(frames["claims"])
 
 
+def test_the_page_reads_only_its_tables_and_converts_no_other(frames: dict[str, pd.DataFrame], page: str) -> None:
+    """The page reads no prices: its rows hold none, and without them it is the same page (a
+    build hands it, and reads back from their files, only the tables it reads)."""
+    from pipeline.outputs import report
+
+    assert "prices" in frames and "prices" not in report.rows.TABLES
+    assert set(report._rows(frames)) == set(report.rows.TABLES)
+    assert render_report({n: df for n, df in frames.items() if n in report.rows.TABLES}) == page
+
+
 @pytest.mark.parametrize("limit", [None, 1, 5])
 def test_the_page_reads_no_column_but_those_reads_names(
     frames: dict[str, pd.DataFrame], page: str, limit: int | None, monkeypatch: pytest.MonkeyPatch

@@ -116,9 +116,32 @@ def write_table(
     import pyarrow.parquet as pq
 
     table = _arrow_table(df, arrow_schema(columns, name), consume)
-    pq.write_table(table, folder / f"{name}.parquet", compression="zstd")
+    pq.write_table(table, folder / table_file(name, "parquet"), compression="zstd")
     if previous is None or not previous.take_csv(name, folder):
-        write_csv(table, folder / f"{name}.csv")
+        write_csv(table, folder / table_file(name, "csv"))
+
+
+TABLE_FILES = {"csv": "sha256", "parquet": "parquet_sha256"}
+"""A table is written as two files, `{name}.csv` and `{name}.parquet` (`write_table`); a manifest's
+outputs list the SHA-256 digest of each under these keys, beside the table's rows."""
+
+
+def table_file(name: str, suffix: str) -> str:
+    """The file of the table `name` with `suffix` (one of `TABLE_FILES`)."""
+    return f"{name}.{suffix}"
+
+
+def table_files(name: str) -> dict[str, str]:
+    """The files the table `name` is written as, each with the manifest key of its digest."""
+    return {table_file(name, suffix): key for suffix, key in TABLE_FILES.items()}
+
+
+def listed_files(outputs: Mapping[str, Mapping[str, Any]], names: Iterable[str] | None = None) -> dict[str, str]:
+    """The files of the tables `names` (default: every one `outputs` lists), by file name, with
+    the digests a manifest's outputs list."""
+    return {
+        file: outputs[n][key] for n in (outputs if names is None else names) for file, key in table_files(n).items()
+    }
 
 
 def file_sha256(path: Path) -> str:
@@ -225,21 +248,27 @@ class Previous:
         """`out`'s tables when its manifest says they were written by `code`; None otherwise."""
         try:
             listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-            if not isinstance(listing, dict) or listing.get("code_sha256") != code:
-                return None
-            outputs = listing["outputs"]
-            if not isinstance(outputs, dict) or not all(isinstance(e, dict) for e in outputs.values()):
-                return None
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError):
+            return None
+        return cls.listed(out, listing, code, digests)
+
+    @classmethod
+    def listed(cls, out: Path, listing: object, code: str, digests: Digests | None = None) -> Previous | None:
+        """`out`'s tables as its manifest (`listing`, read already) lists them, when it says they
+        were written by `code`; None otherwise."""
+        if not isinstance(listing, dict) or listing.get("code_sha256") != code:
+            return None
+        outputs = listing.get("outputs")
+        if not isinstance(outputs, dict) or not all(isinstance(e, dict) for e in outputs.values()):
             return None
         return cls(out, outputs, digests=digests if digests is not None else Digests())
 
     def take_csv(self, name: str, folder: Path) -> bool:
         """`name`.csv into `folder` from the previous output, when `folder`'s `name`.parquet is
         the previous one and the previous CSV is still the file its manifest lists."""
-        entry = self.outputs.get(name, {})
-        parquet = self.hashes[f"{name}.parquet"] = self.digests.sha256(folder / f"{name}.parquet")
-        return parquet == entry.get("parquet_sha256") and self.take(f"{name}.csv", entry.get("sha256"), folder)
+        entry, parquet, csv = self.outputs.get(name, {}), table_file(name, "parquet"), table_file(name, "csv")
+        made = self.hashes[parquet] = self.digests.sha256(folder / parquet)
+        return made == entry.get(TABLE_FILES["parquet"]) and self.take(csv, entry.get(TABLE_FILES["csv"]), folder)
 
     def take(self, file: str, sha256: str | None, folder: Path) -> bool:
         """Whether the previous output's `file`, linked into `folder`, is the file whose digest is

@@ -20,17 +20,16 @@ rooms, in the order a build reaches them:
 
 from __future__ import annotations
 
-import csv
+import contextlib
 import hashlib
 import importlib
-import json
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pipeline.outputs.write import Digests, output_lock, recover, staging_folder
+from pipeline.outputs.write import output_lock, recover, staging_folder
 from pipeline.records import BuildResult, Diagnostic
 from pipeline.runner.cache import Cache, code_fingerprint
 from pipeline.runner.documents import Input, read, survey
@@ -38,10 +37,10 @@ from pipeline.runner.naming import aliases
 from pipeline.runner.normalizing import normalize
 from pipeline.runner.parts import reconcile
 from pipeline.runner.pool import Clock, arrow_pool, collector_paused, cores, helpers_watched
-from pipeline.runner.reuse import Store, _files_of, _record, _recorded, _Reuse
+from pipeline.runner.reuse import Store
 from pipeline.runner.settings import Settings
 from pipeline.runner.tables import make_tables, taken_tables
-from pipeline.runner.writing import SIDE_INPUTS, _digests, write
+from pipeline.runner.writing import SIDE_INPUTS, write
 
 __all__ = ["Settings", "build", "build_key", "compute", "unchanged"]
 
@@ -65,20 +64,17 @@ def build(
         inputs, found, key = _survey(sources, settings)
         clock.lap("survey")
         cache = Cache(settings.cache_dir or out.parent / CACHE_FOLDER) if settings.incremental else None
-        # The digests of the output's files the last build recorded: those whose stamps are as
-        # recorded are not read again, here or where the build takes them (`write.Digests`).
-        digests = _recorded(cache, out) if cache else Digests()
-        if cache and (previous := _unchanged(out, key, cores(settings.workers), digests)) is not None:
-            _record(cache, out, digests)
+        store = Store(cache, out, threads=cores(settings.workers), parallel=_saved_beside(settings, inputs))
+        if cache and (previous := store.unchanged(key)) is not None:
+            store.keep_output()
             return replace(previous, timings=clock.laps, peaks=clock.peaks, cpu=clock.cpu)  # forked nothing
         # Imported here: only a build that has something to do needs them (`write`).
         for name in ("dictionary", "report"):
             importlib.import_module(f"pipeline.outputs.{name}")
         stage = staging_folder(out)
-        output = _Reuse.of(cache, out, stage, cores(settings.workers), digests) if cache else None
         clock.lap("imports")
         try:  # Arrow's allocator gives back what the tables free (`arrow_pool`)
-            with arrow_pool(), Store(cache, output) as store:
+            with arrow_pool(), store:
                 result, frames = compute(
                     sources,
                     settings,
@@ -91,8 +87,7 @@ def build(
                     stage=stage,
                 )
                 outputs = write(sources, out, stage, settings, clock, result, frames, key, store)
-                if cache and output:
-                    output.keep(cache, out, outputs)
+                store.keep_output(outputs)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)  # gone already when it was swapped in
             raise
@@ -121,17 +116,21 @@ def compute(
     of `cache`) gives what the last build kept of each step's results, and keeps this build's.
     Without `records`, the result holds only the summary and the tables hold the records;
     with a folder the tables go to (`stage`), the claims table is written there by a process
-    of its own. The tables the steps after normalize make are taken from the output the build
-    replaces when nothing they were made from changed (`Store.taken`): their entries are then
-    `_Taken`. `inputs` and `found` are the survey's, when the caller made it (`survey`)."""
+    of its own, and the tables the steps after normalize make are taken from the output the
+    build replaces when nothing they were made from changed (`Store.taken`): their entries are
+    then `Taken`. `inputs` and `found` are the survey's, when the caller made it (`survey`)."""
     clock = clock or Clock()
-    with Store(cache) if store is None else _kept(store) as store:
+    if inputs is None:
+        inputs, found = survey(sources, settings.limits) if sources.is_dir() else ([], [])
+    with contextlib.ExitStack() as own:
+        if store is None:  # a store of its own, closed once the steps are done
+            store = own.enter_context(Store(cache, parallel=_saved_beside(settings, inputs)))
         corpus, statements = read(sources, settings, store, inputs, found, records=records, progress=progress)
         clock.lap("read and extract")
         normal, corpus = normalize(statements, corpus, settings, store)
         del statements  # every statement is a claim now
         clock.lap("normalize")
-        if not records and (taken := store.taken(normal.key)) is not None:
+        if not records and stage and (taken := store.taken(normal.key, stage)) is not None:
             clock.lap("reconciled tables taken from the output replaced")
             return taken_tables(corpus, taken)
         if progress:
@@ -146,6 +145,12 @@ def compute(
         return made
 
 
+def _saved_beside(settings: Settings, inputs: Sequence[Input]) -> bool:
+    """Whether the store's memos are saved by forked processes: in a build of enough documents
+    (`Settings.splits`)."""
+    return settings.splits(sum(i.data is not None for i in inputs))
+
+
 CACHE_FOLDER = ".pipeline-cache"
 
 
@@ -153,7 +158,7 @@ def unchanged(sources: Path, out: Path, settings: Settings = Settings()) -> Buil
     """The summary of `out` when a build of `sources` would write exactly what it holds: the
     same inputs, settings, code and libraries (the build key), every file as the manifest lists
     it. Builds are deterministic, so that is a complete answer without building; None otherwise."""
-    return _unchanged(Path(out), _survey(Path(sources), settings)[2], cores(settings.workers))
+    return Store(out=Path(out), threads=cores(settings.workers)).unchanged(_survey(Path(sources), settings)[2])
 
 
 def _survey(sources: Path, settings: Settings) -> tuple[list[Input], list[Diagnostic], str]:
@@ -176,33 +181,3 @@ def build_key(sources: Path, inputs: Sequence[Input], found: Sequence[Diagnostic
             data = (sources / name).read_bytes()
             digest.update(f"{name}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
-
-
-def _unchanged(out: Path, key: str, threads: int = 1, digests: Digests | None = None) -> BuildResult | None:
-    """The previous build's summary when `out` was built from exactly these inputs and every
-    file the manifest lists is still there, unaltered (hashed by `threads` threads, `_digests`,
-    but for those whose stamps vouch for their `digests`); otherwise None (build again)."""
-    try:
-        listing = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-        if listing.get("build_key") != key:
-            return None
-        listed = _files_of(listing["outputs"], listing["outputs"])
-        listed |= {name: entry["sha256"] for name, entry in listing["documentation"].items()}
-        if _digests(out, list(listed), threads, digests) != listed:
-            return None
-        with open(out / "diagnostics.csv", encoding="utf-8", newline="") as f:
-            diagnostics = tuple(
-                Diagnostic(r["severity"], r["code"], r["document"], int(r["line"]) if r["line"] else None, r["message"])  # type: ignore[arg-type]
-                for r in csv.DictReader(f)
-            )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-    tables = {name: int(entry["rows"]) for name, entry in listing["outputs"].items()}
-    return BuildResult(documents=(), claims=(), diagnostics=diagnostics, tables=tables, up_to_date=True)
-
-
-def _kept(store: Store) -> Any:
-    """A store the caller opened, and closes."""
-    import contextlib
-
-    return contextlib.nullcontext(store)

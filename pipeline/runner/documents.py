@@ -26,7 +26,7 @@ from pipeline.records import Diagnostic, Document, Extraction, Metadata, compact
 from pipeline.runner.cache import Cache, Memo, code_fingerprint
 from pipeline.runner.pool import cores, ended_children, watched, worker_started
 from pipeline.runner.reuse import Store
-from pipeline.runner.settings import MIN_PARALLEL, Settings
+from pipeline.runner.settings import Settings
 from pipeline.stages.copies import table_cells
 from pipeline.stages.extract import extract
 from pipeline.stages.normalize import Contribution, contribution, source_family
@@ -148,29 +148,31 @@ some file systems cost a millisecond each to create, more than most parses take.
 
 def parse_all(
     inputs: Iterable[Input],
-    limits: Limits,
+    settings: Settings,
     cache: Cache | None = None,
-    workers: int | None = None,
     *,
     keep: Callable[[Memo], None] | None = None,
     keys: Mapping[str, str] | None = None,
 ) -> Iterator[Parsed]:
     """Each input parsed, in input order. Cache hits are loaded here; misses are parsed in
-    `workers` processes (default: one per core) when there are at least MIN_PARALLEL of them.
-    Once the last is yielded, the cache's memo of parses is saved, or handed to `keep` (the
-    runner saves it beside the rest of the build). `keys` are the inputs' `entry_key`s where
-    the caller has them already."""
-    items = list(inputs)
+    `settings.workers` processes (default: one per core) when there are enough of them to pay
+    for the fork (`Settings.splits`) and the system forks. Once the last is yielded, the cache's memo of parses is
+    saved, or handed to `keep` (the runner saves it beside the rest of the build). `keys` are
+    the inputs' `entry_key`s where the caller has them already; without a cache, none is made
+    (hashing every input's bytes for nothing)."""
+    items, limits = list(inputs), settings.limits
     readable = any(item.data is not None for item in items)
     memo = cache.memo(PARSE_MEMO, code_fingerprint()) if cache and readable else None
     done: dict[int, Parsed] = {}
-    todo: list[tuple[int, str]] = []
+    todo: list[tuple[int, str | None]] = []
     for i, item in enumerate(items):
         if item.data is None:
             done[i] = Parsed(item.path, None, None, item.diagnostics)
             continue
-        key = keys[item.path] if keys and item.path in keys else entry_key(item, limits)
-        hit = _loaded(memo.get(key)) if memo else None
+        key = None
+        if memo:
+            key = keys[item.path] if keys and item.path in keys else entry_key(item, limits)
+        hit = _loaded(memo.get(key)) if memo and key else None
         if isinstance(hit, Parsed) and hit.path == item.path:
             done[i] = hit
         else:
@@ -181,13 +183,13 @@ def parse_all(
             else:
                 cache.stats.misses += 1
     jobs = [(items[i].path, items[i].data or b"", limits) for i, _ in todo]
-    count = cores(workers)
     fresh: Iterator[Parsed | Packed]
     pool: ProcessPoolExecutor | None = None
     before = ended_children()
-    if count > 1 and len(jobs) >= MIN_PARALLEL:
-        # fork: workers inherit the loaded code and knowledge tables, and a caller's script
-        # without a __main__ guard is not run again in each worker (as spawn would).
+    # fork, where there is one: workers inherit the loaded code and knowledge tables, and a
+    # caller's script without a __main__ guard is not run again in each worker (as spawn would).
+    if settings.splits(len(jobs)) and "fork" in multiprocessing.get_all_start_methods():
+        count = cores(settings.workers)
         context = multiprocessing.get_context("fork")
         peak = context.Value("q", 0)  # the largest worker's peak memory, which each says as it exits
         pool = ProcessPoolExecutor(count, mp_context=context, initializer=worker_started, initargs=(os.getpid(), peak))
@@ -202,9 +204,9 @@ def parse_all(
                 result = next(fresh)
                 if isinstance(result, tuple):  # from a worker
                     packed, result = result, _unpacked(result, whole=True)
-                    if memo:
+                    if memo and key:
                         memo.put(key, packed)
-                elif memo:
+                elif memo and key:
                     memo.put(key, _packed(result))
                 done[i] = result
             yield done.pop(i)
@@ -281,17 +283,17 @@ def read(
     sources: Path,
     settings: Settings,
     store: Store,
-    inputs: list[Input] | None = None,
+    inputs: list[Input],
     found: Sequence[Diagnostic] = (),
     *,
     records: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[Corpus, Statements]:
     """read -> extract: every document under `sources` (its bytes `inputs` and what finding them
-    `found` wrong, when the caller surveyed them already: the list is emptied once they are
-    parsed), its parse from the store's memo when unchanged, each classified by the registry,
-    with the upstream lock's permalinks. Without `records`, the corpus lists the documents
-    (`Listed`) but does not keep them."""
+    `found` wrong, as `survey` gave them: the list is emptied once they are parsed), its parse
+    from the store's memo when unchanged, each classified by the registry, with the upstream
+    lock's permalinks. Without `records`, the corpus lists the documents (`Listed`) but does
+    not keep them."""
     diagnostics: list[Diagnostic] = []
     if not sources.is_dir():
         diagnostics.append(
@@ -299,17 +301,12 @@ def read(
                 "error", "sources-missing", str(sources), None, "sources folder does not exist or is not a folder"
             )
         )
-        inputs = []
-    elif inputs is None:
-        inputs, found = survey(sources, settings.limits)
     diagnostics.extend(found)
     documents: list[Document] = []
     parsed = Statements([], {}, {}, {}, {})
     if store.cache is not None:
         parsed.keys.update((i.path, entry_key(i, settings.limits)) for i in inputs if i.data is not None)
-    # A memo is saved by a forked process in a build of enough documents (`Store.parallel`).
-    store.parallel = settings.splits(sum(i.data is not None for i in inputs))
-    for one in parse_all(inputs, settings.limits, store.cache, settings.workers, keep=store.keep, keys=parsed.keys):
+    for one in parse_all(inputs, settings, store.cache, keep=store.keep, keys=parsed.keys):
         diagnostics.extend(one.diagnostics)
         if one.document is None:
             continue

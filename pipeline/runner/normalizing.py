@@ -17,7 +17,7 @@ from pipeline.runner.documents import Corpus, Statements, with_statements
 from pipeline.runner.pool import beside
 from pipeline.runner.reuse import Store, decided_key
 from pipeline.runner.settings import Settings
-from pipeline.runner.tables import _price_rows
+from pipeline.runner.tables import price_rows
 from pipeline.stages.copies import find_copies
 from pipeline.stages.normalize import (
     Contribution,
@@ -235,8 +235,10 @@ def normalize(statements: Statements, corpus: Corpus, settings: Settings, store:
         for path, src in corpus.sources.items()
     }
     head = normalizing.head
+    corpus = replace(corpus, sources=sources, diagnostics=(*corpus.diagnostics, *head.diagnostics, *found))
     key = None
-    if stated and store.output is not None:
-        key = decided_key(stated, head.mentions, head.prices, sources, corpus.upstream, settings.stale_after_days)
-    normal = Normal(normalizing, stated, tuple(_price_rows(head.prices, sources)), key)
-    return normal, replace(corpus, sources=sources, diagnostics=(*corpus.diagnostics, *head.diagnostics, *found))
+    if stated and store.keeps_output:
+        key = decided_key(
+            stated, head.mentions, head.prices, corpus.diagnostics, sources, corpus.upstream, settings.stale_after_days
+        )
+    return Normal(normalizing, stated, tuple(price_rows(head.prices, sources)), key), corpus

@@ -24,15 +24,15 @@ from pipeline.runner.pool import beside
 from pipeline.runner.reuse import Store
 from pipeline.runner.settings import Settings
 from pipeline.runner.tables import (
+    ClaimsApart,
     Decisions,
-    _checks_column,
-    _claims_frame,
-    _ClaimsApart,
-    _documents_frame,
-    _facts_frame,
-    _Named,
-    _sizes_frame,
-    _vm_size_rows,
+    SizeRowInputs,
+    checks_column,
+    claims_frame,
+    documents_frame,
+    facts_frame,
+    sizes_frame,
+    vm_size_rows,
 )
 from pipeline.stages.calibrate import Label
 from pipeline.stages.calibrate import labels as calibrate_labels
@@ -50,7 +50,7 @@ CLAIMS_TABLE_WORK = 0.08
 """What making the claims table costs, as a share of deciding every entity (their claims and
 inherited votes, `divide`): a build that keeps its records makes it while a forked process
 decides the other part, so its own part is smaller by it: 49% of the deciding (`DECIDE_SHARE` of
-it and the table). A build that keeps none has it made by a process of its own (`_ClaimsApart`)."""
+it and the table). A build that keeps none has it made by a process of its own (`ClaimsApart`)."""
 RECONCILE_BUCKETS = 32
 """Buckets of entities whose decisions a build keeps for the next (`bucketing.buckets`): an edit
 decides again the few whose inputs it changed, and the rows of the others are loaded."""
@@ -66,7 +66,7 @@ def _bucket_keys(
     p: Plan,
     bucket_of: Mapping[str, int],
     stated: Mapping[str, Mapping[str, str]],
-    moved: Sequence[tuple[str, str, str]],
+    moved: Sequence[tuple[str, str]],
     sources: Mapping[str, Source],
     prices: Sequence[Mapping[str, Any]],
     mentions: Sequence[Mention] = (),
@@ -75,12 +75,12 @@ def _bucket_keys(
     (`bucketing.reads`), their prices, the comparison tables that name them (their rows of
     vm_sizes count those documents), the rule-made claims about them, and the claims the
     documents that state them state about them. Those are given by their digests in the
-    normalize memo (`stated`, by the entity each names), with the claims moved to another name
-    by the certain aliases (`moved`): hashing every claim in every build cost more than
+    normalize memo (`stated`, by the entity each names), with which names the aliases move
+    their claims to which size (`moved`): hashing every claim in every build cost more than
     deciding what changed, and a whole document's key would decide again every entity it
     states after an edit of one of them."""
     shared, series, own = reads(p)
-    into = {name: size for name, size, _ in moved}
+    into = dict(moved)
     cited: dict[str, set[str]] = defaultdict(set)
     # A document the memo did not key (none did without a cache) stands for itself by its claims.
     unkeyed: dict[tuple[str, str], list[Claim]] = defaultdict(list)
@@ -116,9 +116,7 @@ def _bucket_keys(
     # The series' claims by their documents' digests, like an entity's: pickling the 132,000
     # claims of 10,000 documents' series for every build cost 0.3 s.
     # Which names stand for which sizes; not why (the words of its evidence move with any value).
-    base = digest(
-        code_fingerprint(), shared, [m[:2] for m in moved], [(s, read_of(s), made.get(s, [])) for s in series]
-    )
+    base = digest(code_fingerprint(), shared, moved, [(s, read_of(s), made.get(s, [])) for s in series])
     inputs: dict[int, list[object]] = defaultdict(list)
     for entity in sorted(bucket_of):
         inputs[bucket_of[entity]].append((own[entity], read_of(entity), made.get(entity, []), priced.get(entity, [])))
@@ -241,15 +239,15 @@ def reconcile(
     (`_decide_part`), part of them in a second process (`divide`); a bucket whose inputs did not
     change since the last build is taken from the store's memo. Where the records are not kept
     and the build has a folder to write to, the claims table is made, checked and written by a
-    process of its own (`tables._ClaimsApart`)."""
+    process of its own (`tables.ClaimsApart`)."""
     claims, sources = named.claims, corpus.sources
     split = settings.splits(len(corpus.listed))
     per_document = Counter(c.document for c in claims)
-    documents_table = _documents_frame(corpus.listed, per_document, sources, corpus.upstream)
+    documents_table = documents_frame(corpus.listed, per_document, sources, corpus.upstream)
     decisions = None if records else store.memo("reconcile")
     # Forked before the plan is made here: making the table fills what making the plan leaves of
     # the second core.
-    apart = _ClaimsApart.fork(claims, documents_table, store) if split and stage and not records else None
+    apart = ClaimsApart.fork(claims, documents_table, store) if split and stage and not records else None
     planned = plan(
         named.resolved,
         sources,
@@ -261,7 +259,7 @@ def reconcile(
         patterns=named.patterns,
     )
     bucket_of = buckets(planned, RECONCILE_BUCKETS)
-    moved = sorted((a.name, a.size, a.why) for a in named.aliases)
+    moved = sorted((a.name, a.size) for a in named.aliases)
     key_all = partial(_bucket_keys, planned, bucket_of, normal.stated, moved, sources, normal.prices, named.mentions)
     kept: dict[int, _Part] = {}
     keys: dict[int, str] = {}
@@ -273,7 +271,7 @@ def reconcile(
         decisions.hits -= len(hits) - len(kept)
         decisions.misses += len(hits) - len(kept)
     todo = frozenset(e for e, b in bucket_of.items() if b not in kept) if kept else None
-    rows = _Rows(_Named.of(claims, normal.prices, named.mentions), sources, decisions is not None, records)
+    rows = _Rows(SizeRowInputs.of(claims, normal.prices, named.mentions), sources, decisions is not None, records)
     claims_table: Any = apart
     # The entities are decided in two parts, the second on the second core, each with the
     # facts' rows and the vm_sizes rows of its entities: the facts are made in the process that
@@ -286,29 +284,28 @@ def reconcile(
         other_part = partial(_decide_part, planned, bucket_of, rows, theirs)
         with beside(other_part, parallel=True, what="deciding the other part of the entities") as other:
             ours = _decide_part(planned, bucket_of, rows, mine)
-            claims_table = apart or _claims_frame(claims)
+            claims_table = apart or claims_frame(claims)
             let_go(planned)  # before the other part's answer is read
         parts = [ours, other.result()]
         del ours, other
     else:  # a small build, or a few buckets to decide again
         parts = [_decide_part(planned, bucket_of, rows, todo)] if todo is None or todo else []
         let_go(planned)
-        claims_table = apart or _claims_frame(claims)
+        claims_table = apart or claims_frame(claims)
     if decisions is not None:
         _keep_decisions(store, decisions, parts, bucket_of, todo, keys, key_all)
         parts.extend(kept.values())  # their facts still packed, unpacked a column at a time
     rec = merge(planned, [x.rec for x in parts])
     if apart is not None:
         assert stage is not None, "a claims table is made apart only where it has a folder to go to"
-        previous = store.output.previous if store.output else None
-        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims}, stage, previous)
+        apart.decided(claims, rec.checks, {i for c in rec.conflicts for i in c.claims}, stage, store.previous)
     else:
-        claims_table["checks_failed"] = _checks_column(claims, rec.checks)
+        claims_table["checks_failed"] = checks_column(claims, rec.checks)
     before = (*corpus.diagnostics, *named.diagnostics)
     return Decisions(
         rec=rec,
         facts=[x.facts for x in parts],
-        sizes=_in_order([x.sizes for x in parts], ["size"]) if parts else _sizes_frame([]),
+        sizes=_in_order([x.sizes for x in parts], ["size"]) if parts else sizes_frame([]),
         members=sorted(m for x in parts for m in x.members),
         claims_table=claims_table,
         documents_table=documents_table,
@@ -321,6 +318,7 @@ def reconcile(
         mentions=named.mentions,
         prices=normal.prices,
         diagnostics=named.diagnostics,
+        key=normal.key,
     )
 
 
@@ -330,7 +328,7 @@ class _Rows:
     bucket's decisions are kept (the rates and checks they read are then gathered); `records`
     whether the facts' records are kept beside their table."""
 
-    named: _Named
+    named: SizeRowInputs
     sources: Mapping[str, Source]
     kept: bool
     records: bool
@@ -351,18 +349,18 @@ def _decide_part(p: Plan, bucket_of: Mapping[str, int], rows: _Rows, entities: f
         rec = finish(p, decided, chunk)
         forget(p, decided, chunk)
         recs.append(rec if rows.records else replace(rec, facts=()))
-        frames.append(_facts_frame(rec.facts))
-        sizes.append(_sizes_frame(_vm_size_rows(rec, rows.named, rows.sources)))
+        frames.append(facts_frame(rec.facts))
+        sizes.append(sizes_frame(vm_size_rows(rec, rows.named, rows.sources)))
         members += _series_members(rec.facts)
         if rows.kept:
             rates.update(rates_read(p, rec.facts))
             failures += decided.failures
         del decided, rec
-    facts = _in_order(frames, ["entity", "attribute"]) if frames else _facts_frame(())
+    facts = _in_order(frames, ["entity", "attribute"]) if frames else facts_frame(())
     return _Part(
         replace(merge(p, recs), name_claims=()),
         facts,
-        _in_order(sizes, ["size"]) if sizes else _sizes_frame([]),
+        _in_order(sizes, ["size"]) if sizes else sizes_frame([]),
         members,
         rates,
         failures,

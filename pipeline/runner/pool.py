@@ -389,7 +389,7 @@ class Clock:
     peak memory when each ended: each `lap` ends the step it names."""
 
     def __init__(self) -> None:
-        self.started = self._last = time.perf_counter()
+        self._last = time.perf_counter()
         self._used = (cpu_seconds(), ended_children())
         self.laps: tuple[tuple[str, float], ...] = ()
         self.peaks: tuple[tuple[str, int], ...] = ()

@@ -1,23 +1,25 @@
 """What a build reuses and keeps for the next, behind one door (`Store`): the memos of the
 stages' results in the cache (each document's parse and claims, each bucket's decisions), and
 what it knows of the output it replaces: the digests of its files with the stamps that vouch for
-them, and what made its tables (`_Decided`), from which the build takes them whole when the
+them, and what made its tables (`Decided`), from which the build takes them whole when the
 stages after normalize would read all that made them (`decided_key`)."""
 
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
+import json
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from pipeline.outputs.write import Digests, Previous, Stamp
-from pipeline.records import Diagnostic
+from pipeline.outputs.write import TABLE_FILES, Digests, Previous, Stamp, file_sha256, listed_files
+from pipeline.records import BuildResult, Diagnostic
 from pipeline.runner.cache import Cache, Memo, code_fingerprint, digest
 from pipeline.runner.pool import Beside, HelperDied, beside
 from pipeline.stages.calibrate import Label
@@ -26,20 +28,20 @@ DOCUMENTATION = ("SCHEMA.md", "datapackage.json", "report.html", "errata.md")
 
 TAKEN_TABLES = ("claims", "vm_sizes", "names", "facts", "conflicts", "errata", "prices")
 """The tables the stages after normalize make (the prices too: a retired size's are marked): what
-a build may take from the output it replaces (`_Reuse`). The others are cheap to make again, and
+a build may take from the output it replaces (`Store.taken`). The others are cheap to make again, and
 the documents' and the diagnostics' depend on more than those stages read."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Taken:
-    """A table taken whole from the output the build replaces (`_Reuse`): its files are linked
+class Taken:
+    """A table taken whole from the output the build replaces (`Store.taken`): its files are linked
     into the new output, and what reads the table reads them."""
 
     rows: int
 
 
 @dataclass(frozen=True, slots=True)
-class _Decided:
+class Decided:
     """What the stages after normalize gave besides their tables (`TAKEN_TABLES`), under the
     digest of all they read (`key`, `decided_key`), with each table's rows and its files'
     digests once written (`tables`: rows, CSV, Parquet). The cache keeps the last build's."""
@@ -53,7 +55,7 @@ class _Decided:
 
 
 DECIDED_ENTRY = "decided"
-"""The cache entry that holds the last build's `_Decided`, one per output folder (`_Reuse.name`)."""
+"""The cache entry that holds the last build's `Decided`, one per output folder (`_out_name`)."""
 
 PAGE_ENTRY = "page"
 """The cache entry that holds the last build's page, one per output folder: its `writing._page_key`
@@ -101,88 +103,68 @@ def _record(cache: Cache, out: Path, digests: Digests, listed: Collection[str] |
         cache.put(f"{STAMPS_ENTRY}-{_out_name(out)}", vouched)
 
 
-@dataclass
-class _Reuse:
-    """What `runner.build`, `runner.compute` and `writing.write` share about the output a build
-    replaces (`previous`). When the stages after normalize would read all that made that output's
-    tables (`_Decided.key` in the cache, and the same files), the tables are taken from there, each
-    file checked against the digest the cache and the manifest list; otherwise `decided` is what
-    this build's tables were made with, which the build keeps in the cache once they are written. An
-    edit that changes no claim (one that moves no statement: a word of prose, a title, lines after
-    the last statement) then decides nothing again; if it changes nothing the page shows either, the
-    page is taken too (`page`)."""
-
-    previous: Previous | None
-    stage: Path
-    """The folder this build writes into, where the tables taken are linked."""
-    threads: int
-    name: str
-    """The output folder's, in the names of its cache entries: the default cache is shared by
-    every output folder beside it, and each keeps what its own last build made."""
-    digests: Digests
-    """The digests of the output folder's files the last build recorded, and those of this
-    build's files (`STAMPS_ENTRY`)."""
-    page: tuple[str, str] | None = None
-    """The last build's page (`PAGE_ENTRY`)."""
-    decided: _Decided | None = None
-    """What this build made its tables with, when it made them."""
-    made_page: tuple[str, str] | None = None
-    """This build's page, once written."""
-
-    @classmethod
-    def of(cls, cache: Cache, out: Path, stage: Path, threads: int, digests: Digests) -> _Reuse:
-        name = _out_name(out)
-        page = cache.load(f"{PAGE_ENTRY}-{name}")
-        if not (isinstance(page, tuple) and len(page) == 2 and all(isinstance(k, str) for k in page)):
-            page = None
-        return cls(Previous.of(out, code_fingerprint(), digests), stage, threads, name, digests, page)
-
-    def keep(self, cache: Cache, out: Path, outputs: Mapping[str, Any]) -> None:
-        """What the next build may take, now that this one's files are known."""
-        _record(cache, out, self.digests, {*_files_of(outputs, outputs), *DOCUMENTATION})
-        if self.decided:
-            tables = {n: _as_listed(outputs[n]) for n in TAKEN_TABLES}
-            cache.put(f"{DECIDED_ENTRY}-{self.name}", replace(self.decided, tables=tables))
-        if self.made_page and self.made_page != self.page:
-            cache.put(f"{PAGE_ENTRY}-{self.name}", self.made_page)
+def _diagnostics(path: Path) -> tuple[Diagnostic, ...]:
+    """The diagnostics table as a build wrote it (`diagnostics.csv`)."""
+    with open(path, encoding="utf-8", newline="") as f:
+        return tuple(
+            Diagnostic(r["severity"], r["code"], r["document"], int(r["line"]) if r["line"] else None, r["message"])  # type: ignore[arg-type]
+            for r in csv.DictReader(f)
+        )
 
 
-def _as_listed(entry: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+def _as_listed(entry: Mapping[str, Any]) -> tuple[Any, ...]:
     """A table's entry in a manifest's outputs: its rows and its CSV's and Parquet file's digests."""
-    return (entry.get("rows"), entry.get("sha256"), entry.get("parquet_sha256"))
-
-
-def _files_of(outputs: Mapping[str, Mapping[str, Any]], names: Iterable[str]) -> dict[str, str]:
-    """The files of the tables `names`, by file name, with the digests a manifest's outputs list."""
-    return {f"{n}.{suffix}": outputs[n][key] for n in names for suffix, key in SUFFIX_DIGEST}
-
-
-SUFFIX_DIGEST = (("csv", "sha256"), ("parquet", "parquet_sha256"))
-"""A table's two files, and the manifest key of each one's digest."""
-
-
-def _table_files(name: str) -> tuple[str, ...]:
-    """The files a table is written as (`write_table`): its CSV and its Parquet file."""
-    return tuple(f"{name}.{suffix}" for suffix, _ in SUFFIX_DIGEST)
+    return (entry.get("rows"), *(entry.get(key) for key in TABLE_FILES.values()))
 
 
 class Store:
-    """The one door to what a build reuses and keeps. The stages' results are kept in the cache
-    by the digest of their inputs (`memo`: each document's parse and claims, each bucket's
-    decisions) and saved beside the build (`keep`); the tables the stages after normalize make
-    are taken whole from the output the build replaces (`output`) when those stages would read
-    what made them (`taken`). A store without a cache reuses and keeps nothing. The memos
-    being saved are waited for when the store closes."""
+    """The one door to what a build reuses and keeps: asked "do you hold this step's result for
+    these inputs?", it answers from the cache or from the output the build replaces, and keeps
+    this build's results for the next.
 
-    def __init__(self, cache: Cache | None = None, output: _Reuse | None = None) -> None:
+    - The whole output (`unchanged`): the last build's summary when `out` was built from exactly
+      these inputs (the build key) and holds every file its manifest lists.
+    - A stage's results (`memo`, `keep`): kept in the cache by the digest of their inputs (each
+      document's parse and claims, each bucket's decisions), saved beside the build, by a forked
+      process in a build of enough documents (`parallel`); those being saved are waited for when
+      the store closes.
+    - The tables the stages after normalize make (`taken`, `made`): taken whole from the output
+      replaced (`previous`) when those stages would read what made them (`decided_key`).
+    - The page (`page`, `page_made`): taken when it would be made from what made the last one.
+    - The output's files' digests, with the stamps that vouch for them (`digests`): those whose
+      stamps are as recorded are not read again; `keep_output` records them for the next build.
+
+    A store without a cache reuses and keeps nothing, though it tells whether `out` is unchanged;
+    without `out`, it keeps memos only."""
+
+    def __init__(
+        self, cache: Cache | None = None, out: Path | None = None, *, threads: int = 1, parallel: bool = False
+    ) -> None:
         self.cache = cache
-        self.output = output
-        self.parallel = False
+        self.out = out
+        self.threads = threads
+        """Threads that hash the output's files."""
+        self.parallel = parallel
         """Whether a memo is saved by a forked process: only for a build of enough documents
-        (`runner.documents.read` says), as a fork of a small build costs more than it saves."""
+        (`Settings.splits`), as a fork of a small build costs more than it saves."""
+        self.digests = _recorded(cache, out) if cache is not None and out is not None else Digests()
+        """The digests of the output folder's files the last build recorded, and those of this
+        build's files (`STAMPS_ENTRY`)."""
         self._saving = contextlib.ExitStack()
         self._saved: list[Beside[int]] = []
-        self._key: str | None = None
+        self._listing: dict[str, Any] | None = None
+        self._listed = False
+        self._previous: Previous | None = None
+        self._last_page: tuple[str, str] | None = None
+        self._page_loaded = False
+        self._decided: Decided | None = None
+        self._made_page: tuple[str, str] | None = None
+
+    @property
+    def keeps_output(self) -> bool:
+        """Whether the store keeps what made the output for the next build (it has a cache and
+        an output folder)."""
+        return self.cache is not None and self.out is not None
 
     def __enter__(self) -> Store:
         self._saving.__enter__()
@@ -201,6 +183,8 @@ class Store:
         process that writes a table beside the build)."""
         return self._saving.enter_context(context)
 
+    # ---------------------------------------------------------------------- the stages' memos
+
     def memo(self, stage: str) -> Memo | None:
         """What `stage` kept of its results the last time this code ran, or None without a cache."""
         return self.cache.memo(stage, code_fingerprint()) if self.cache is not None else None
@@ -210,63 +194,150 @@ class Store:
         results first."""
         self._saved.append(_save_beside(memo, self.parallel, self._saving, fill))
 
-    def taken(self, key: str | None) -> _Decided | None:
-        """What made the tables of the output replaced, when it is `key` (all the stages after
-        normalize read, `decided_key`) and that output still holds them: their files
-        are then in the staging folder. None otherwise, and this build makes them (`made`)."""
-        if self.cache is None or self.output is None or key is None:
-            return None
-        self._key = key
-        return _taken(self.cache, self.output, key)
+    # ---------------------------------------------------------------------- the output replaced
 
-    def made(self, diagnostics: Sequence[Diagnostic], per_document: Mapping[str, int], labels: Sequence[Label]) -> None:
-        """What this build made its tables with, kept once they are written (`_Reuse.keep`)."""
-        if self.output is not None and self._key is not None:
-            self.output.decided = _Decided(self._key, tuple(diagnostics), dict(per_document), tuple(labels))
+    def _manifest(self) -> dict[str, Any] | None:
+        """The output's manifest, read once a build: None where there is none or it is not one."""
+        if not self._listed and self.out is not None:
+            self._listed = True
+            try:
+                listing = json.loads((self.out / "manifest.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                listing = None
+            self._listing = listing if isinstance(listing, dict) else None
+            if self.keeps_output:
+                self._previous = Previous.listed(self.out, self._listing, code_fingerprint(), self.digests)
+        return self._listing
+
+    @property
+    def previous(self) -> Previous | None:
+        """The output the build replaces, when the same code wrote it and the store keeps what
+        made it: its files may be taken (`Previous`)."""
+        self._manifest()
+        return self._previous
+
+    def unchanged(self, key: str) -> BuildResult | None:
+        """The previous build's summary when `out` was built from exactly these inputs (the build
+        `key`) and every file the manifest lists is still there, unaltered (hashed by `threads`
+        threads, but for those whose stamps vouch for their `digests`); otherwise None."""
+        listing = self._manifest()
+        if self.out is None or listing is None or listing.get("build_key") != key:
+            return None
+        try:
+            listed = listed_files(listing["outputs"])
+            listed |= {name: entry["sha256"] for name, entry in listing["documentation"].items()}
+            if hashed(self.out, list(listed), self.threads, self.digests) != listed:
+                return None
+            diagnostics = _diagnostics(self.out / "diagnostics.csv")
+            tables = {name: int(entry["rows"]) for name, entry in listing["outputs"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        return BuildResult(documents=(), claims=(), diagnostics=diagnostics, tables=tables, up_to_date=True)
+
+    def taken(self, key: str | None, stage: Path) -> Decided | None:
+        """What made the tables of the output replaced, when it is `key` (all the stages after
+        normalize read, `decided_key`) and that output still holds them: their files are then
+        linked into the staging folder `stage`. None otherwise, and this build makes them (`made`)."""
+        previous = self.previous
+        if key is None or previous is None or self.cache is None or self.out is None:
+            return None
+        kept = self.cache.load(f"{DECIDED_ENTRY}-{_out_name(self.out)}")
+        if not isinstance(kept, Decided) or kept.key != key or set(kept.tables) != set(TAKEN_TABLES):
+            return None
+        return kept if _taken(previous, kept, stage, self.threads) else None
+
+    def made(
+        self,
+        key: str | None,
+        diagnostics: Sequence[Diagnostic],
+        per_document: Mapping[str, int],
+        labels: Sequence[Label],
+    ) -> None:
+        """What this build made its tables with, under `key` (`decided_key`): kept once they are
+        written (`keep_output`)."""
+        if key is not None and self.keeps_output:
+            self._decided = Decided(key, tuple(diagnostics), dict(per_document), tuple(labels))
+
+    def page(self, key: str, stage: Path) -> bool:
+        """Whether the last build's page, when it was made from `key` (`writing._page_key`), is
+        taken into `stage` from the output replaced."""
+        previous, last = self.previous, self._page_kept()
+        if previous is None or last is None or last[0] != key:
+            return False
+        return previous.take("report.html", last[1], stage)
+
+    def page_made(self, key: str, sha256: str) -> None:
+        """This build's page, made from `key`, with its digest: kept for the next build."""
+        if self.keeps_output:
+            self._made_page = (key, sha256)
+
+    def _page_kept(self) -> tuple[str, str] | None:
+        """The last build's page (`PAGE_ENTRY`), loaded once."""
+        if not self._page_loaded and self.cache is not None and self.out is not None:
+            self._page_loaded = True
+            page = self.cache.load(f"{PAGE_ENTRY}-{_out_name(self.out)}")
+            if isinstance(page, tuple) and len(page) == 2 and all(isinstance(k, str) for k in page):
+                self._last_page = page
+        return self._last_page
+
+    def keep_output(self, outputs: Mapping[str, Any] | None = None) -> None:
+        """What the next build may take of the output, now that its files are known: their
+        digests (of the files of the tables `outputs` lists and the documentation, when given),
+        what made its tables and its page."""
+        if self.cache is None or self.out is None:
+            return
+        name = _out_name(self.out)
+        _record(
+            self.cache, self.out, self.digests, None if outputs is None else {*listed_files(outputs), *DOCUMENTATION}
+        )
+        if self._decided and outputs is not None:
+            tables = {n: _as_listed(outputs[n]) for n in TAKEN_TABLES}
+            self.cache.put(f"{DECIDED_ENTRY}-{name}", replace(self._decided, tables=tables))
+        if self._made_page and self._made_page != self._page_kept():
+            self.cache.put(f"{PAGE_ENTRY}-{name}", self._made_page)
 
 
 def decided_key(
     stated: Mapping[str, Mapping[str, str]],
     mentions: Sequence[object],
     prices: Sequence[object],
+    diagnostics: Sequence[Diagnostic],
     sources: Mapping[str, object],
     upstream: Mapping[str, object],
     stale_after_days: int,
 ) -> str:
     """A digest of all the stages after normalize read: each document's claims by their digests
-    in the normalize memo (`stated`), the sizes mentioned, the prices, every document's source
-    as classified (its copies found), the upstream lock, the setting they use and the code."""
+    in the normalize memo (`stated`), the sizes mentioned, the prices, the diagnostics of the
+    steps so far (the errata read normalize's `unit-mismatch`: a cell under a header whose unit
+    is wrong yields no claim, only that), every document's source as classified (its copies
+    found), the upstream lock, the setting they use and the code."""
     claims = sorted((path, sorted(by_entity.items())) for path, by_entity in stated.items())
+    said = sorted({(d.document, d.line or 0, d.code, d.message, d.severity) for d in diagnostics})
     return digest(
         code_fingerprint(),
         stale_after_days,
         claims,
         mentions,
         prices,
+        said,
         sorted(sources.items()),
         sorted(upstream.items()),
     )
 
 
-def _taken(cache: Cache, reuse: _Reuse, key: str) -> _Decided | None:
-    """The last build's `_Decided` when its key is `key` and the output it replaces holds its
-    tables, each file as the cache and that output's manifest list it: then the files are
-    linked into the staging folder, each checked there (`Previous.take`), their digests known
-    for the manifest. None otherwise, and the staging folder holds none of them."""
-    previous = reuse.previous
-    kept = cache.load(f"{DECIDED_ENTRY}-{reuse.name}")
-    if previous is None or not isinstance(kept, _Decided) or kept.key != key or set(kept.tables) != set(TAKEN_TABLES):
-        return None
+def _taken(previous: Previous, kept: Decided, stage: Path, threads: int) -> bool:
+    """Whether the output replaced holds the tables `kept` lists, each file as the cache and its
+    manifest list it: then the files are linked into `stage`, each checked there
+    (`Previous.take`), their digests known for the manifest. If not, `stage` holds none of them."""
     if any(_as_listed(previous.outputs.get(name, {})) != kept.tables[name] for name in TAKEN_TABLES):
-        return None
-    listed = _files_of(previous.outputs, TAKEN_TABLES)
-    taken = each(sorted(listed), reuse.threads, lambda file: previous.take(file, listed[file], reuse.stage))
-    if all(taken):
-        return kept
+        return False
+    listed = listed_files(previous.outputs, TAKEN_TABLES)
+    if all(each(sorted(listed), threads, lambda file: previous.take(file, listed[file], stage))):
+        return True
     for file in listed:
-        (reuse.stage / file).unlink(missing_ok=True)
+        (stage / file).unlink(missing_ok=True)
         previous.hashes.pop(file, None)  # not in the staging folder: no digest for the manifest
-    return None
+    return False
 
 
 def _failed(saved: Sequence[Beside[int]]) -> int:
@@ -318,3 +389,10 @@ def each(names: Sequence[str], threads: int, work: Callable[[str], _T]) -> list[
     reads let go of the interpreter's lock (a large build's files are hundreds of MB)."""
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         return list(pool.map(work, names))
+
+
+def hashed(folder: Path, names: Sequence[str], threads: int, digests: Digests | None = None) -> dict[str, str]:
+    """The SHA-256 digest of each file `names` lists in `folder`, by `threads` threads: with
+    `digests`, as they know it where a file's stamp vouches for it, and vouched for there."""
+    sha256 = digests.sha256 if digests is not None else file_sha256
+    return dict(zip(names, each(names, threads, lambda name: sha256(folder / name)), strict=True))

@@ -1,6 +1,6 @@
 """The tables step (`tables`): the rows of each table (`pipeline.outputs.schema`) made from the
 steps' records; the claims table made, checked and written by a process of its own in a large
-build (`_ClaimsApart`)."""
+build (`ClaimsApart`)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,12 @@ from pipeline.knowledge.names import parse_size, series_key
 from pipeline.knowledge.registry import AUTHORITATIVE, Source
 from pipeline.knowledge.values import with_unit
 from pipeline.outputs import schema
-from pipeline.outputs.write import Previous, by_column, frame, sync_file, write_table
+from pipeline.outputs.write import Previous, by_column, frame, sync_file, table_files, write_table
 from pipeline.records import BuildResult, Claim, Conflict, Diagnostic, Fact, Mention, Price, Reconciled
 from pipeline.runner.documents import Corpus, Listed
 from pipeline.runner.frames import _in_order
 from pipeline.runner.pool import HelperDied, beside, give_back
-from pipeline.runner.reuse import Store, _Decided, _table_files, _Taken
+from pipeline.runner.reuse import Decided, Store, Taken
 from pipeline.stages.aliases import Alias
 from pipeline.stages.calibrate import Label, expected_calibration_error, reliability
 from pipeline.stages.errata import Chosen, Erratum
@@ -57,7 +57,7 @@ def _joined(values: Iterable[tuple[str, ...]], sep: str) -> Iterator[str | None]
     return (sep.join(v) or None for v in values)
 
 
-def _documents_frame(
+def documents_frame(
     documents: Sequence[Listed],
     per_doc: Mapping[str, int],
     sources: Mapping[str, Source],
@@ -93,24 +93,24 @@ def _documents_frame(
     return frame(by_column(rows, cols), cols)
 
 
-def _claims_frame(claims: Sequence[Claim]) -> Any:
-    """The claims table but for its `checks_failed` column (`_checks_column`), which only
+def claims_frame(claims: Sequence[Claim]) -> Any:
+    """The claims table but for its `checks_failed` column (`checks_column`), which only
     deciding every entity tells."""
     return frame(_columns(claims, Claim, schema.CLAIMS), schema.CLAIMS, len(claims))
 
 
-def _checks_column(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
+def checks_column(claims: Sequence[Claim], checks: Mapping[str, tuple[str, ...]]) -> Any:
     (column,) = (c for c in schema.CLAIMS if c.name == "checks_failed")
     failed = _joined((checks.get(c.claim_id, ()) for c in claims), "; ")
     return frame({column.name: failed}, [column], len(claims))[column.name]
 
 
-def _sizes_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
+def sizes_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
     cols = schema.tables()["vm_sizes"]
     return frame(by_column(sorted(rows, key=itemgetter("size")), cols), cols)
 
 
-def _facts_frame(facts: Sequence[Fact]) -> Any:
+def facts_frame(facts: Sequence[Fact]) -> Any:
     cols = schema.FACTS
     data = _columns(facts, Fact, cols)
     data["supporting_claims"] = (" ".join(f.supporting) for f in facts)
@@ -182,14 +182,14 @@ def calibration_rows(labels: Sequence[Label]) -> list[dict[str, Any]]:
 
 
 def _prices_frame(rows: Sequence[Mapping[str, Any]], retired: Collection[str]) -> Any:
-    """The prices table: the rows of `_price_rows`, each marked `listed_after_retirement` where
+    """The prices table: the rows of `price_rows`, each marked `listed_after_retirement` where
     the documents retire its size (`retired`): a catalog listing it is no current price."""
     cols = schema.tables()["prices"]
     marked = [{**row, "listed_after_retirement": row["size"] in retired} for row in rows]
     return frame(by_column(marked, cols), cols)
 
 
-def _price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
+def price_rows(prices: Sequence[Price], sources: Mapping[str, Source]) -> list[dict[str, Any]]:
     """One row per catalog price, marked `newest` where no newer snapshot of its catalog prices
     the size."""
     newest: dict[tuple[str, str], int] = {}
@@ -220,11 +220,11 @@ _DOCS_ONLY = frozenset({NAME_CONVENTION, SIBLING})
 
 
 @dataclass(frozen=True, slots=True)
-class _Named:
+class SizeRowInputs:
     """What a size's row of vm_sizes reads beside its facts, from every claim, mention and price
     once: the documents that name it (their rows, lists and comparison tables, not the rules'
     claims, which a sibling's document carries), and its lowest price in the newest snapshot.
-    Each part of the entities reads its sizes' (`_vm_size_rows`)."""
+    Each part of the entities reads its sizes' (`vm_size_rows`)."""
 
     named_by: Mapping[str, set[str]]
     lowest: Mapping[str, float]
@@ -232,7 +232,7 @@ class _Named:
     @classmethod
     def of(
         cls, claims: Iterable[Claim], prices: Iterable[Mapping[str, Any]], mentions: Iterable[Mention] = ()
-    ) -> _Named:
+    ) -> SizeRowInputs:
         named_by: dict[str, set[str]] = defaultdict(set)
         for c in claims:
             if c.entity_kind == "size" and c.method not in _DOCS_ONLY:
@@ -247,7 +247,7 @@ class _Named:
         return cls(named_by, lowest)
 
 
-def _vm_size_rows(rec: Reconciled, named: _Named, sources: Mapping[str, Source]) -> list[dict[str, Any]]:
+def vm_size_rows(rec: Reconciled, named: SizeRowInputs, sources: Mapping[str, Source]) -> list[dict[str, Any]]:
     """One row per size, every value taken from `facts`, with an account of the values no
     document states for the size itself (`_basis_account`); where it is named (docs, the API),
     the newest API snapshot that lists it, and, unless the documents retire it, its lowest price
@@ -423,7 +423,7 @@ class Decisions:
     members: list[tuple[str, str]]
     """(size, series) of each size whose series is known."""
     claims_table: Any
-    """The claims table, or the process that makes it (`tables._ClaimsApart`)."""
+    """The claims table, or the process that makes it (`tables.ClaimsApart`)."""
     documents_table: Any
     """The documents table, which counts each document's claims."""
     labels: tuple[Label, ...]
@@ -439,6 +439,9 @@ class Decisions:
     prices: tuple[dict[str, Any], ...]
     diagnostics: tuple[Diagnostic, ...]
     """What the aliases step said."""
+    key: str | None
+    """A digest of all the steps after normalize read (`Normal.key`), under which the store keeps
+    what the tables are made with (`Store.made`)."""
 
 
 def make_tables(
@@ -453,7 +456,7 @@ def make_tables(
         *_not_built(decided.mentions, set(sizes["size"]) | {a.name for a in aliases}, decided.members),
     ]
     diagnostics = _sorted_diagnostics([*corpus.diagnostics, *after])
-    store.made(after, decided.per_document, decided.labels)
+    store.made(decided.key, after, decided.per_document, decided.labels)
     erring, wanted, of_series = decided.errata_reads
     sizes_of: dict[str, list[str]] = defaultdict(list)
     for size, series in decided.members:
@@ -488,13 +491,13 @@ def make_tables(
     return replace(result, tables=_rows_of(frames)), frames
 
 
-def taken_tables(corpus: Corpus, taken: _Decided) -> tuple[BuildResult, dict[str, Any]]:
+def taken_tables(corpus: Corpus, taken: Decided) -> tuple[BuildResult, dict[str, Any]]:
     """The tables the steps after normalize make, taken whole from the output the build replaces
     (`reuse.Store.taken`: their files are in the staging folder), with those made here."""
     diagnostics = _sorted_diagnostics([*corpus.diagnostics, *taken.diagnostics])
-    documents = _documents_frame(corpus.listed, taken.claims_per_document, corpus.sources, corpus.upstream)
+    documents = documents_frame(corpus.listed, taken.claims_per_document, corpus.sources, corpus.upstream)
     small = _small_tables(documents, diagnostics, taken.labels)
-    small.update((name, _Taken(rows)) for name, (rows, _, _) in taken.tables.items())
+    small.update((name, Taken(rows)) for name, (rows, _, _) in taken.tables.items())
     frames = {name: small.pop(name) for name in TABLE_ORDER}
     summary = BuildResult(documents=(), claims=(), diagnostics=tuple(diagnostics), labels=taken.labels)
     return replace(summary, tables=_rows_of(frames)), frames
@@ -517,7 +520,7 @@ TABLE_ORDER = (
 
 def _rows_of(frames: Mapping[str, Any]) -> dict[str, int]:
     """Each table's rows, for the result: a table made apart or taken says how many it has."""
-    return {k: v.rows if isinstance(v, (_ClaimsApart, _Taken)) else len(v) for k, v in frames.items()}
+    return {k: v.rows if isinstance(v, (ClaimsApart, Taken)) else len(v) for k, v in frames.items()}
 
 
 def _sorted_diagnostics(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
@@ -563,7 +566,7 @@ def _not_built(mentions: Sequence[Mention], built: set[str], series_of: Iterable
     return out
 
 
-class _ClaimsApart:
+class ClaimsApart:
     """The claims table made, checked against its contract and written by a forked process, so
     that the build process never holds it: at 10,000 documents it is 171 MiB of Arrow, which the
     build's peak and every process forked after it (the report's, the memos' savers) counted.
@@ -588,7 +591,7 @@ class _ClaimsApart:
         orders.close()
 
     @classmethod
-    def fork(cls, claims: Sequence[Claim], documents: Any, store: Store) -> _ClaimsApart | None:
+    def fork(cls, claims: Sequence[Claim], documents: Any, store: Store) -> ClaimsApart | None:
         """None when no process could be forked (`beside` then ran the work here, where it
         does nothing): the build makes the table itself. The process is waited for when the
         store closes, at the end of the build."""
@@ -612,8 +615,8 @@ class _ClaimsApart:
         self._orders.send(checks)
         self._orders.send((folder, previous))
         shown = [c for c in claims if c.claim_id in cited]
-        self.shown = _claims_frame(shown)
-        self.shown["checks_failed"] = _checks_column(shown, checks)
+        self.shown = claims_frame(shown)
+        self.shown["checks_failed"] = checks_column(shown, checks)
 
     def result(self) -> tuple[list[str], dict[str, str]]:
         """The claims table's broken promises, and the hashes of its files that `previous`
@@ -636,12 +639,12 @@ def _claims_apart(
     from pipeline.outputs import contracts
 
     theirs.close()  # the build's end: only the build may hold it open
-    table = _claims_frame(claims)
-    table["checks_failed"] = _checks_column(claims, orders.recv())
+    table = claims_frame(claims)
+    table["checks_failed"] = checks_column(claims, orders.recv())
     problems = contracts.validate({"documents": documents, "claims": table}, give_back, tables=("claims",))
     folder, previous = orders.recv()
     write_table(table, schema.CLAIMS, "claims", folder, consume=True, previous=previous)
-    own = _table_files("claims")
+    own = table_files("claims")
     for file in own:  # on disk before the build swaps the output in, which syncs them again
         sync_file(folder / file)
     # Only the claims table's files: the rest of its copy of the digests is the build's.

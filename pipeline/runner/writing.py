@@ -18,21 +18,24 @@ from pipeline import knowledge
 from pipeline.knowledge.registry import REGISTRY_FILE
 from pipeline.outputs import schema
 from pipeline.outputs.write import (
+    TABLE_FILES,
     Digests,
     Previous,
     file_sha256,
     read_frame,
     swap_in,
     sync_file,
+    table_file,
+    table_files,
     write_json,
     write_table,
 )
 from pipeline.records import BuildResult, ContractViolation
 from pipeline.runner.cache import code_fingerprint, digest
-from pipeline.runner.pool import Clock, beside, cores, give_back
-from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, _Reuse, _table_files, _Taken, each
+from pipeline.runner.pool import Clock, beside, give_back
+from pipeline.runner.reuse import DOCUMENTATION, TAKEN_TABLES, Store, Taken, hashed
 from pipeline.runner.settings import Settings
-from pipeline.runner.tables import _ClaimsApart
+from pipeline.runner.tables import ClaimsApart
 from pipeline.sync import LOCK_FILE
 
 PIPELINE_VERSION = "0.1.0"
@@ -56,16 +59,15 @@ def write(
     """write: the tables, the report and the documentation into the staging folder `stage`,
     checked against their contracts, then swapped in for `out`; the manifest's outputs. A build
     whose tables break their contracts raises `ContractViolation`, and `stage` goes."""
-    output = store.output
-    previous = output.previous if output else None
-    taken = [name for name, table in frames.items() if isinstance(table, _Taken)]
+    previous = store.previous
+    taken = [name for name, table in frames.items() if isinstance(table, Taken)]
     # The claims table may be made and written by a process of its own: the report reads the
     # rows it shows, and the contracts check the rest.
-    apart = frames["claims"] if isinstance(frames.get("claims"), _ClaimsApart) else None
+    apart = frames["claims"] if isinstance(frames.get("claims"), ClaimsApart) else None
     if apart is not None:
         frames["claims"] = apart.shown
     try:
-        page = _Page.of(frames, taken, output, stage)
+        page = _Page.of(frames, taken, store, stage)
         violations = _tables_written(frames, taken, apart is not None, page, stage, previous, settings, result, clock)
         if apart is not None:
             problems, hashes = apart.result()
@@ -76,12 +78,11 @@ def write(
         if violations:
             raise ContractViolation(violations)
         known = previous.hashes if previous else None
-        threads, digests = cores(settings.workers), output.digests if output else None
-        listing = manifest(sources, result, frames["documents"], stage, key, known, threads, digests)
+        listing = manifest(sources, result, frames["documents"], stage, key, known, store.threads, store.digests)
         write_json(stage / "manifest.json", listing)
-        if output is not None:
-            made = {n: listing["outputs"][n]["parquet_sha256"] for n in TAKEN_TABLES}
-            output.made_page = (_page_key(made, page.small), listing["documentation"]["report.html"]["sha256"])
+        if store.keeps_output:
+            made = {n: listing["outputs"][n][TABLE_FILES["parquet"]] for n in _shown_taken()}
+            store.page_made(_page_key(made, page.small), listing["documentation"]["report.html"]["sha256"])
     except BaseException:
         if apart is not None:  # before its folder goes
             apart.stop()
@@ -103,15 +104,15 @@ class _Page:
     taken: bool
 
     @classmethod
-    def of(cls, frames: Mapping[str, Any], taken: Sequence[str], output: _Reuse | None, stage: Path) -> _Page:
+    def of(cls, frames: Mapping[str, Any], taken: Sequence[str], store: Store, stage: Path) -> _Page:
         inputs = _page_inputs(frames)
         # What the page reads of the tables made here, by content; of the others, their files' digests.
-        small = {n: _content(df) for n, df in inputs.items() if n not in TAKEN_TABLES} if output else {}
-        previous = output.previous if output else None
-        page_taken = False
-        if output and previous and output.page and len(taken) == len(TAKEN_TABLES):
-            key = _page_key({n: previous.outputs[n].get("parquet_sha256") for n in TAKEN_TABLES}, small)
-            page_taken = key == output.page[0] and previous.take("report.html", output.page[1], stage)
+        small = {n: _content(df) for n, df in inputs.items() if n not in TAKEN_TABLES} if store.keeps_output else {}
+        previous, page_taken = store.previous, False
+        if previous is not None and len(taken) == len(TAKEN_TABLES):
+            page_taken = store.page(
+                _page_key({n: previous.outputs[n].get(TABLE_FILES["parquet"]) for n in _shown_taken()}, small), stage
+            )
         return cls(inputs, small, page_taken)
 
 
@@ -141,7 +142,9 @@ def _tables_written(
     def document() -> None:
         from pipeline.outputs.errata import errata_markdown
 
-        found = read_frame(stage / "errata.parquet", cols["errata"]) if "errata" in taken else page.inputs["errata"]
+        found = page.inputs["errata"]
+        if "errata" in taken:
+            found = read_frame(stage / table_file("errata", "parquet"), cols["errata"])
         (stage / "errata.md").write_text(errata_markdown(found), encoding="utf-8", newline="\n")
         if not page.taken:
             # In a forked process, the frames are its own copy: the report lets them go once
@@ -175,7 +178,7 @@ def _tables_written(
                 # On disk while the next is written: the swap then finds it synced (at 10,000
                 # documents, the swap's syncing took 0.19 s). A failure here is met again
                 # there, where it fails the build.
-                for file in _table_files(name):
+                for file in table_files(name):
                     syncing.submit(sync_file, stage / file)
             del df
         clock.lap("write tables")
@@ -185,12 +188,22 @@ def _tables_written(
 
 
 def _page_inputs(frames: Mapping[str, Any]) -> dict[str, Any]:
-    """The frames as the report is given them: of the documents, only the columns it reads
-    (`report.READS`), so that what made a page is known by what it shows."""
-    from pipeline.outputs.report import READS
+    """The frames as the report is given them: only the tables it reads (`report.rows.TABLES`),
+    of the documents only the columns it reads (`report.READS`), so that what made a page is
+    known by what it shows."""
+    from pipeline.outputs.report.rows import READS, TABLES
 
-    documents = frames["documents"]
-    return {**frames, "documents": documents[[c for c in documents.columns if c in READS["documents"]]]}
+    shown = {name: frames[name] for name in TABLES if name in frames}
+    documents = shown["documents"]
+    return {**shown, "documents": documents[[c for c in documents.columns if c in READS["documents"]]]}
+
+
+def _shown_taken() -> list[str]:
+    """The tables a build may take from the output it replaces that the page reads: what made a
+    page, by their files' digests (`_page_key`)."""
+    from pipeline.outputs.report.rows import TABLES
+
+    return [name for name in TAKEN_TABLES if name in TABLES]
 
 
 def _content(df: Any) -> str:
@@ -201,24 +214,25 @@ def _content(df: Any) -> str:
 
 def _page_key(tables: Mapping[str, object], small: Mapping[str, str]) -> str:
     """A digest of all a page is made from: the code, the Parquet files' digests of the tables
-    the stages after normalize make, and the others' content (`_page_inputs`)."""
+    the stages after normalize make that it reads (`_shown_taken`), and the others' content
+    (`_page_inputs`)."""
     return digest(code_fingerprint(), sorted(tables.items()), sorted(small.items()))
 
 
 def _read_back(stage: Path, frames: Mapping[str, Any], taken: Sequence[str]) -> dict[str, Any]:
     """The frames the report reads, with the tables `taken` read back from their files in
     `stage`, only the columns the report reads (`report.READS`), and of the claims only those
-    some conflict cites, as `_ClaimsApart.shown` keeps them."""
+    some conflict cites, as `ClaimsApart.shown` keeps them."""
     from pipeline.outputs.report import READS
 
     back = dict(frames)
 
     def read(name: str, where: tuple[str, set[str]] | None = None) -> Any:
         columns = [c for c in schema.tables()[name] if c.name in READS.get(name, (c.name,))]
-        return read_frame(stage / f"{name}.parquet", columns, where)
+        return read_frame(stage / table_file(name, "parquet"), columns, where)
 
     for name in taken:
-        if name != "claims":
+        if name != "claims" and name in back:  # a table the page reads
             back[name] = read(name)
     if "claims" in taken:
         cited = {i for ids in back["conflicts"]["claims"].dropna() for i in ids.split(" ")}
@@ -241,25 +255,21 @@ def manifest(
 
     `documents` is the documents table (a DataFrame with `document` and `sha256`); `known` are
     the digests of files in `folder` the build already took, by file name; the others are hashed
-    by `threads` threads (`_digests`), each vouched for in `digests` when its stamp can: by now
+    by `threads` threads (`reuse.hashed`), each vouched for in `digests` when its stamp can: by now
     the build's other processes are done."""
     known = known or {}
-    files = [file for name in sorted(result.tables) for file in _table_files(name)]
-    hashed = _digests(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads, digests)
+    files = [file for name in sorted(result.tables) for file in table_files(name)]
+    read = hashed(folder, [name for name in (*files, *DOCUMENTATION) if name not in known], threads, digests)
 
     def file_hash(name: str) -> str:
-        return known.get(name) or hashed[name]
+        return known.get(name) or read[name]
 
     inputs = dict(zip(documents["document"], documents["sha256"], strict=True))
     for name in SIDE_INPUTS:
         if (sources / name).is_file():
             inputs[name] = file_sha256(sources / name)
     outputs = {
-        name: {
-            "rows": rows,
-            "sha256": file_hash(f"{name}.csv"),
-            "parquet_sha256": file_hash(f"{name}.parquet"),
-        }
+        name: {"rows": rows, **{key: file_hash(file) for file, key in table_files(name).items()}}
         for name, rows in sorted(result.tables.items())
     }
     return {
@@ -272,10 +282,3 @@ def manifest(
         "outputs": outputs,
         "documentation": {name: {"sha256": file_hash(name)} for name in DOCUMENTATION},
     }
-
-
-def _digests(folder: Path, names: Sequence[str], threads: int, digests: Digests | None = None) -> dict[str, str]:
-    """The SHA-256 digest of each file `names` lists in `folder`, by `threads` threads: with
-    `digests`, as they know it where a file's stamp vouches for it, and vouched for there."""
-    sha256 = digests.sha256 if digests is not None else file_sha256
-    return dict(zip(names, each(names, threads, lambda name: sha256(folder / name)), strict=True))

@@ -1,7 +1,8 @@
 """What the page holds of the tables, and how much of them it shows: each table's rows as dicts
-(`_rows`: converted once per page, only the rows and columns the page shows or counts; `READS`
-names the columns it reads), the first `SECTION_LIMIT` items of a list (`_limited`), and the
-facts and the disputes by (entity, attribute) that several sections read (`Facts`, `Disputes`)."""
+(`_rows`: converted once per page, only the tables (`TABLES`), rows and columns the page shows
+or counts; `READS` names the columns it reads), the first `SECTION_LIMIT` items of a list
+(`_limited`), and the facts and the disputes by (entity, attribute) that several sections read
+(`Facts`, `Disputes`)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def _rows(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[dict[str, Any]]]
     of a large build's time and memory. The summary counts facts from the table itself. Of the
     sizes and the conflicts the page does not show, each row holds only the columns the page
     counts (`SIZE_COUNTED`, `CONFLICT_COUNTED`)."""
-    rows = {name: _dicts(df) for name, df in frames.items() if name not in ("claims", "facts", *_COUNTED)}
+    plain = [name for name in TABLES if name in frames and name not in ("claims", "facts", *_COUNTED)]
+    rows = {name: _dicts(frames[name]) for name in plain}
     for name, counted in _COUNTED.items():
         if (df := frames.get(name)) is not None:
             whole = _shown_rows(name, df)
@@ -119,6 +121,10 @@ FACT_COLUMNS = (
     "checks_failed",
 )
 """The columns of the facts table the page shows: a fact's row holds only these."""
+
+TABLES = ("documents", "claims", "vm_sizes", "names", "facts", "conflicts", "errata", "diagnostics", "calibration")
+"""The tables the page reads (not the prices): the only ones it converts, and all a caller need
+hand it."""
 
 READS = {
     "claims": CLAIM_COLUMNS,
