@@ -130,6 +130,15 @@ def _with_unit(row: Mapping[str, Any]) -> str:
     return f"{_e(value)}{unit}"
 
 
+def _sortable_table(heads: str, body: str, table_id: str | None = None) -> str:
+    """A table the page's script sorts by a click on a header, scrolling sideways where it is wide."""
+    named = f' id="{table_id}"' if table_id else ""
+    return (
+        f'<div class="scroll"><table{named} class="sortable"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
 def _sortable_heads(*labels: str) -> str:
     """A table's header cells, each a button that sorts the table by its column."""
     return "".join(f'<th scope="col"><button type="button"><span>{h}</span></button></th>' for h in labels)

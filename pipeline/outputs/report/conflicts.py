@@ -8,7 +8,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline.outputs.report.cells import _e, _na, _sort_key, _sortable_heads, _split, _where, _with_unit
+from pipeline.outputs.report.cells import (
+    _e,
+    _na,
+    _sort_key,
+    _sortable_heads,
+    _sortable_table,
+    _split,
+    _where,
+    _with_unit,
+)
 from pipeline.outputs.report.marks import mark
 from pipeline.outputs.report.rows import Disputes, Facts, Rows, _limited, _records
 
@@ -45,10 +54,7 @@ def _conflicts(tables: Rows, facts: Facts, disputes: Disputes) -> str:
             f'<td data-sort="{_e(_sort_key(fact.get("confidence") if fact else None))}">{fact_mark}</td></tr>'
         )
     heads = _sortable_heads("Entity", "Attribute", "Chosen value", "Other values", "Status of the fact")
-    overview = (
-        f'<div class="scroll"><table id="conflicts-index" class="sortable"><thead><tr>{heads}</tr></thead>'
-        f"<tbody>{''.join(index)}</tbody></table></div>"
-    )
+    overview = _sortable_table(heads, "".join(index), "conflicts-index")
     html_out = (
         f'<section id="conflicts" class="block"><h2>Conflicts <span class="count">{len(disputes)}</span></h2>'
         '<p class="help">Every attribute on which documents disagree: first an overview (click a name to jump to '

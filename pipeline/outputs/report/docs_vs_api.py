@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipeline.outputs.report.cells import _breakable, _e, _na, _sortable_heads, _with_unit
+from pipeline.outputs.report.cells import _breakable, _e, _na, _sortable_heads, _sortable_table, _with_unit
 from pipeline.outputs.report.rows import Disputes, Facts, Rows, _from_api, _from_docs, _records
 
 
@@ -32,8 +32,7 @@ def _docs_vs_api(tables: Rows, facts: Facts, disputes: Disputes) -> str:
     only = Counter(str(r.get("found_in")) for r in sizes if not _na(r.get("found_in")))
     heads = _sortable_heads("Size", "Attribute", "Docs say", "API says", "Why the chosen value (✓) won")
     table = (
-        f'<div class="scroll"><table id="docs-vs-api-table" class="sortable"><thead><tr>{heads}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
+        _sortable_table(heads, "".join(body), "docs-vs-api-table")
         if body
         else "<p>The pages and the API catalogs agree on every value both state.</p>"
     )

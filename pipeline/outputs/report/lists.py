@@ -15,6 +15,7 @@ from pipeline.outputs.report.cells import (
     _na,
     _sort_key,
     _sortable_heads,
+    _sortable_table,
     _text,
     _where,
 )
@@ -37,8 +38,7 @@ def _names(rows: Rows) -> str:
     )
     heads = _sortable_heads("Name", "Stands for", "Certainty", "Evidence", "Used at")
     table = (
-        f'<div class="scroll"><table id="names-table" class="sortable"><thead><tr>{heads}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
+        _sortable_table(heads, body, "names-table")
         if names
         else "<p>Every size name the documents use is a size of its own.</p>"
     )
@@ -77,8 +77,7 @@ def _errata(rows: Rows) -> str:
     )
     heads = _sortable_heads("Where", "Kind", "As written", "States", "Should be", "Why", "Sure")
     table = (
-        f'<div class="scroll"><table id="errata-table" class="sortable"><thead><tr>{heads}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
+        _sortable_table(heads, body, "errata-table")
         if found
         else "<p>No value of an official page or an API catalog is suspect.</p>"
     )
@@ -116,8 +115,7 @@ def _documents(rows: Rows) -> str:
         '<p class="help">Every document read, its authority tier and the date it gives for itself.</p>'
         '<div class="controls"><label>Filter documents <input type="search" data-filter="documents" '
         'placeholder="path, title or kind"></label><span class="shown"></span></div>'
-        f'{more}<div class="scroll"><table class="sortable"><thead><tr>{heads}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div></section>"
+        f"{more}{_sortable_table(heads, body)}</section>"
     )
 
 
@@ -136,10 +134,7 @@ def _diagnostics(rows: Rows) -> str:
     )
     heads = _sortable_heads("Severity", "Code", "Document", "Message")
     table = (
-        f'<div class="scroll"><table class="sortable"><thead><tr>{heads}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
-        if diags
-        else "<p>No diagnostics: every document was read without a problem.</p>"
+        _sortable_table(heads, body) if diags else "<p>No diagnostics: every document was read without a problem.</p>"
     )
     return (
         f'<section id="diagnostics" class="block"><h2>Diagnostics <span class="count">{len(diags)}</span></h2>'

@@ -14,7 +14,7 @@ import pandas as pd
 
 from pipeline.knowledge.names import parse_size
 from pipeline.outputs import schema
-from pipeline.outputs.report.cells import _breakable, _display, _e, _na, _number, _sort_key, _split
+from pipeline.outputs.report.cells import _breakable, _display, _e, _na, _number, _sort_key, _sortable_table, _split
 from pipeline.outputs.report.marks import mark
 from pipeline.outputs.report.rows import Facts, Rows, _among, _limited, _records
 
@@ -188,10 +188,7 @@ def _size_tables(rows: Rows, stated: set[str], facts: Facts) -> str:
         for row, (size, opening) in zip(shown, heads, strict=True):
             cells = "".join([_value_cell(size, a, row.get(a), facts.get((size, a)), columns[a]) for a in names])
             body.append(f"{opening}{cells}</tr>")
-        return (
-            f'<div class="scroll"><table id="{table_id}" class="sortable"><thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>"
-        )
+        return _sortable_table(head, "".join(body), table_id)
 
     return (
         f'<section id="sizes" class="block"><h2>VM sizes <span class="count">{len(sizes)}</span></h2>'
